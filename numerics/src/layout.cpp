@@ -11,41 +11,40 @@ namespace {
 
 int64_t alignTo(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-struct FieldShape {
-  FieldKind kind;
-  FieldDType dtype;
-  int64_t bytes;
-};
-
-/// The fields one tensor (K or V) needs, in slot order.
+/// The fields one tensor (K or V) needs.
 void tensorFields(const TensorSpec &t, int d, bool isKey,
-                  std::vector<FieldShape> &codes,
-                  std::vector<FieldShape> &scalars) {
+                  std::vector<FieldShape> &out) {
   FieldKind codesKind = isKey ? FieldKind::KeyCodes : FieldKind::ValueCodes;
   FieldKind scaleKind = isKey ? FieldKind::KeyScale : FieldKind::ValueScale;
   FieldKind zeroKind = isKey ? FieldKind::KeyZero : FieldKind::ValueZero;
   const QuantSpec &q = t.quant;
   switch (q.kind) {
   case QuantKind::None:
-    codes.push_back({codesKind, FieldDType::BF16, 2 * int64_t(d)});
+    out.push_back({codesKind, FieldDType::BF16, 2 * int64_t(d)});
     return;
   case QuantKind::Fp8E4M3:
-    codes.push_back({codesKind, FieldDType::Fp8E4M3, int64_t(d)});
+    out.push_back({codesKind, FieldDType::Fp8E4M3, int64_t(d)});
     return;
   case QuantKind::LloydMax:
-    codes.push_back({codesKind, FieldDType::U8, packedBytes(d, q.codeBits())});
-    if (q.qjl)
-      codes.push_back({FieldKind::KeySigns, FieldDType::U8, packedBytes(d, 1)});
-    scalars.push_back({scaleKind, FieldDType::F16, 2});
-    if (q.qjl)
-      scalars.push_back({FieldKind::KeyGamma, FieldDType::F16, 2});
+    out.push_back({codesKind, FieldDType::U8, packedBytes(d, q.codeBits())});
+    if (q.qjl) {
+      out.push_back({FieldKind::KeySigns, FieldDType::U8, packedBytes(d, 1)});
+      out.push_back({FieldKind::KeyGamma, FieldDType::F16, 2});
+    }
+    out.push_back({scaleKind, FieldDType::F16, 2});
     return;
   case QuantKind::Uniform:
-    codes.push_back({codesKind, FieldDType::U8, packedBytes(d, q.bits)});
-    scalars.push_back({scaleKind, FieldDType::F16, 2});
-    scalars.push_back({zeroKind, FieldDType::F16, 2});
+    out.push_back({codesKind, FieldDType::U8, packedBytes(d, q.bits)});
+    out.push_back({scaleKind, FieldDType::F16, 2});
+    out.push_back({zeroKind, FieldDType::F16, 2});
     return;
   }
+}
+
+bool isScalarField(FieldKind k) {
+  return k == FieldKind::KeyScale || k == FieldKind::KeyGamma ||
+         k == FieldKind::KeyZero || k == FieldKind::ValueScale ||
+         k == FieldKind::ValueZero;
 }
 
 } // namespace
@@ -104,60 +103,70 @@ std::string Layout::checkDisjoint() const {
   return {};
 }
 
+std::vector<FieldShape> fieldShapes(const CacheSpec &spec) {
+  std::vector<FieldShape> out;
+  tensorFields(spec.key, spec.headDim, true, out);
+  tensorFields(spec.value, spec.headDim, false, out);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const FieldShape &a, const FieldShape &b) {
+                     return a.kind < b.kind;
+                   });
+  return out;
+}
+
 int64_t packedBytesPerTokenHead(const CacheSpec &spec) {
-  std::vector<FieldShape> codes, scalars;
-  tensorFields(spec.key, spec.headDim, true, codes, scalars);
-  tensorFields(spec.value, spec.headDim, false, codes, scalars);
   int64_t total = 0;
-  for (const FieldShape &f : codes)
-    total += f.bytes;
-  for (const FieldShape &f : scalars)
+  for (const FieldShape &f : fieldShapes(spec))
     total += f.bytes;
   return total;
 }
 
-Layout computeLayout(const CacheSpec &spec) {
+Layout computeLayout(LayoutKind kind, int blockSize, int numKVHeads,
+                     std::vector<FieldShape> fields) {
   Layout l;
-  l.kind = spec.layout;
-  l.blockSize = spec.blockSize;
-  l.numKVHeads = spec.numKVHeads;
-
-  if (spec.layout == LayoutKind::VLLM) {
-    // Slot order: key fields then value fields, packed with no padding.
-    std::vector<FieldShape> kc, ks, vc, vs;
-    tensorFields(spec.key, spec.headDim, true, kc, ks);
-    tensorFields(spec.value, spec.headDim, false, vc, vs);
+  l.kind = kind;
+  l.blockSize = blockSize;
+  l.numKVHeads = numKVHeads;
+  if (kind == LayoutKind::VLLM) {
+    std::stable_sort(fields.begin(), fields.end(),
+                     [](const FieldShape &a, const FieldShape &b) {
+                       return a.kind < b.kind;
+                     });
     int64_t off = 0;
-    for (auto *group : {&kc, &ks, &vc, &vs})
-      for (const FieldShape &f : *group) {
-        l.fields.push_back({f.kind, f.dtype, f.bytes, off, 0});
-        off += f.bytes;
-      }
+    for (const FieldShape &f : fields) {
+      l.fields.push_back({f.kind, f.dtype, f.bytes, off, 0});
+      off += f.bytes;
+    }
     l.regionBytes = off;
     l.alignment = 2;
     l.headStride = off;
     for (Field &f : l.fields)
-      f.tokenStride = int64_t(spec.numKVHeads) * off;
-    l.blockStride = int64_t(spec.blockSize) * spec.numKVHeads * off;
+      f.tokenStride = int64_t(numKVHeads) * off;
+    l.blockStride = int64_t(blockSize) * numKVHeads * off;
     return l;
   }
-
-  // Native: big code planes first, then the fp16 scalar planes; every plane
-  // starts on a 16-byte boundary so the decode kernel can use 16-byte loads.
-  std::vector<FieldShape> codes, scalars;
-  tensorFields(spec.key, spec.headDim, true, codes, scalars);
-  tensorFields(spec.value, spec.headDim, false, codes, scalars);
+  // Native: big planes first so that each starts 16-byte aligned without
+  // padding; the fp16 scalar planes follow.
+  std::stable_sort(fields.begin(), fields.end(),
+                   [](const FieldShape &a, const FieldShape &b) {
+                     bool sa = isScalarField(a.kind), sb = isScalarField(b.kind);
+                     return sa != sb ? sb : a.kind < b.kind;
+                   });
   int64_t off = 0;
-  for (auto *group : {&codes, &scalars})
-    for (const FieldShape &f : *group) {
-      off = alignTo(off, l.alignment);
-      l.fields.push_back({f.kind, f.dtype, f.bytes, off, f.bytes});
-      off += f.bytes * spec.blockSize;
-    }
+  for (const FieldShape &f : fields) {
+    off = alignTo(off, l.alignment);
+    l.fields.push_back({f.kind, f.dtype, f.bytes, off, f.bytes});
+    off += f.bytes * blockSize;
+  }
   l.regionBytes = alignTo(off, l.alignment);
   l.headStride = l.regionBytes;
-  l.blockStride = l.regionBytes * spec.numKVHeads;
+  l.blockStride = l.regionBytes * numKVHeads;
   return l;
+}
+
+Layout computeLayout(const CacheSpec &spec) {
+  return computeLayout(spec.layout, spec.blockSize, spec.numKVHeads,
+                       fieldShapes(spec));
 }
 
 const char *toString(FieldKind kind) {

@@ -8,12 +8,6 @@ namespace tqc {
 
 namespace {
 
-// Default seeds. Any value works; they are fixed so that two compilations of
-// the same preset produce the same cache bytes (a cache written by one
-// bundle stays readable by a rebuilt one).
-constexpr uint64_t kKeyRotationSeed = 0x7d5face0'6b3a1001ull;
-constexpr uint64_t kValueRotationSeed = 0x7d5face0'6b3a2002ull;
-constexpr uint64_t kQjlSeed = 0x7d5face0'6b3a3003ull;
 
 TensorSpec lloydMax(int bits, bool nc, uint64_t seed) {
   TensorSpec t;

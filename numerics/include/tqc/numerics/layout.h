@@ -73,6 +73,22 @@ struct Layout {
   std::string checkDisjoint() const;
 };
 
+/// A field before it is placed.
+struct FieldShape {
+  FieldKind kind;
+  FieldDType dtype;
+  int64_t bytes; ///< per token-head
+};
+
+/// The fields a (validated) spec stores, in FieldKind order.
+std::vector<FieldShape> fieldShapes(const CacheSpec &spec);
+
+/// Places fields. Native: multi-byte planes first, then the fp16 scalar
+/// planes, each group in FieldKind order, each plane 16-byte aligned.
+/// vLLM: one packed slot in FieldKind order.
+Layout computeLayout(LayoutKind kind, int blockSize, int numKVHeads,
+                     std::vector<FieldShape> fields);
+
 /// The layout the compiler assigns to a (validated) spec.
 Layout computeLayout(const CacheSpec &spec);
 

@@ -16,6 +16,13 @@
 
 namespace tqc {
 
+// Default seeds. Any value works; they are fixed so that two compilations of
+// the same recipe produce the same cache bytes (a cache written through one
+// bundle stays readable by a rebuilt one).
+constexpr uint64_t kKeyRotationSeed = 0x7d5face06b3a1001ull;
+constexpr uint64_t kValueRotationSeed = 0x7d5face06b3a2002ull;
+constexpr uint64_t kQjlSeed = 0x7d5face06b3a3003ull;
+
 /// How a vector is rotated before it is quantized.
 enum class RotationKind {
   None,               ///< identity

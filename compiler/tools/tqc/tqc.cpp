@@ -1,0 +1,267 @@
+//===- tqc.cpp - The tqc compiler driver ----------------------------------===//
+//
+//   tqc --arch sm_90 --preset k3v4 [-o DIR]
+//
+// Builds a tq.spec from the flags (or reads one from a .mlir file), runs the
+// pipeline and prints or writes the result. Every user error is one line on
+// stderr and a non-zero exit; nothing a user types may crash it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tqc/Compiler/Pipeline.h"
+#include "tqc/Compiler/Registration.h"
+#include "tqc/Compiler/Summary.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include "tqc/numerics/layout.h"
+
+#ifndef TQC_VERSION
+#define TQC_VERSION "unknown"
+#endif
+
+using namespace llvm;
+
+namespace {
+
+cl::OptionCategory tqcCategory("tqc options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::init(""),
+                               cl::desc("[input.mlir]  a module holding a "
+                                        "tq.spec (instead of the flags)"),
+                               cl::cat(tqcCategory));
+cl::opt<std::string> arch("arch", cl::init("sm_90"),
+                          cl::desc("GPU architecture (sm_80, sm_86, sm_89, "
+                                   "sm_90, sm_100, sm_120, gfx942, ...)"),
+                          cl::value_desc("arch"), cl::cat(tqcCategory));
+cl::opt<std::string> preset("preset", cl::init("k3v4"),
+                            cl::desc("compression preset (see --list-presets)"),
+                            cl::value_desc("name"), cl::cat(tqcCategory));
+cl::opt<int> headDim("head-dim", cl::init(128), cl::desc("head dimension"),
+                     cl::cat(tqcCategory));
+cl::opt<int> numQHeads("num-q-heads", cl::init(32),
+                       cl::desc("query heads per layer"), cl::cat(tqcCategory));
+cl::opt<int> numKVHeads("num-kv-heads", cl::init(8),
+                        cl::desc("KV heads per layer"), cl::cat(tqcCategory));
+cl::opt<int> blockSize("block-size", cl::init(16),
+                       cl::desc("tokens per cache page"), cl::cat(tqcCategory));
+cl::opt<int> kBits("k-bits", cl::desc("override the key's bits (1..8)"),
+                   cl::cat(tqcCategory));
+cl::opt<int> vBits("v-bits", cl::desc("override the value's bits (1..8)"),
+                   cl::cat(tqcCategory));
+cl::opt<std::string>
+    kQuant("k-quant",
+           cl::desc("override the key quantizer: lloyd_max, uniform, "
+                    "fp8_e4m3, none"),
+           cl::cat(tqcCategory));
+cl::opt<std::string>
+    vQuant("v-quant",
+           cl::desc("override the value quantizer: lloyd_max, uniform, "
+                    "fp8_e4m3, none"),
+           cl::cat(tqcCategory));
+cl::opt<int> rotationRounds("rotation-rounds",
+                            cl::desc("randomized Hadamard rounds (1..4)"),
+                            cl::cat(tqcCategory));
+cl::opt<bool> qjl("qjl",
+                  cl::desc("keys as TurboQuant_prod: (b-1)-bit codebook plus "
+                           "a 1-bit QJL residual sketch"),
+                  cl::cat(tqcCategory));
+cl::opt<long long> seed("seed", cl::desc("seed of the rotations and sketch"),
+                        cl::cat(tqcCategory));
+cl::opt<std::string> layout("layout", cl::desc("cache layout: native, vllm"),
+                            cl::cat(tqcCategory));
+cl::opt<std::string> emit("emit", cl::init("summary"),
+                          cl::desc("what to produce: summary (stage IR and "
+                                   "layout), mlir (stage IR only)"),
+                          cl::cat(tqcCategory));
+cl::opt<std::string> dumpAfter("dump-after",
+                               cl::desc("print the IR after this pass"),
+                               cl::value_desc("pass"), cl::cat(tqcCategory));
+cl::opt<std::string> outputDir("o", cl::desc("output directory"),
+                               cl::value_desc("dir"), cl::cat(tqcCategory));
+cl::opt<bool> listPresets("list-presets",
+                          cl::desc("list the presets and their sizes"),
+                          cl::cat(tqcCategory));
+
+int fail(const Twine &message) {
+  errs() << "tqc: error: " << message << "\n";
+  return 1;
+}
+
+/// One line per diagnostic: "tqc: error: file:line:col: message".
+void printDiagnostic(mlir::Diagnostic &diag) {
+  raw_ostream &os = errs();
+  os << "tqc: ";
+  switch (diag.getSeverity()) {
+  case mlir::DiagnosticSeverity::Error: os << "error: "; break;
+  case mlir::DiagnosticSeverity::Warning: os << "warning: "; break;
+  default: os << "note: "; break;
+  }
+  if (auto fl = dyn_cast<mlir::FileLineColLoc>(diag.getLocation()))
+    os << fl.getFilename() << ":" << fl.getLine() << ":" << fl.getColumn()
+       << ": ";
+  std::string msg = diag.str();
+  // Keep it one line even when a message embeds IR.
+  std::replace(msg.begin(), msg.end(), '\n', ' ');
+  os << msg << "\n";
+}
+
+int printPresets() {
+  outs() << format("%-6s %-22s %8s %7s  %s | %s\n", "preset", "alias",
+                   "bytes", "vs bf16", "key", "value");
+  for (const tqc::PresetInfo &p : tqc::presets()) {
+    std::optional<tqc::CacheSpec> s =
+        tqc::presetSpec(p.name, headDim, numQHeads, numKVHeads, blockSize);
+    std::string err = s ? tqc::validate(*s) : std::string("unknown");
+    if (!err.empty()) {
+      outs() << format("%-6s %-22s %8s %7s  %s\n", p.name, p.alias, "-", "-",
+                       ("(not at this geometry: " + err + ")").c_str());
+      continue;
+    }
+    int64_t bytes = tqc::computeLayout(*s).bytesPerTokenHead();
+    outs() << format("%-6s %-22s %8lld %6.2fx  %s | %s\n", p.name, p.alias,
+                     (long long)bytes, 4.0 * headDim / double(bytes), p.key,
+                     p.value);
+  }
+  outs() << "bytes: per token per KV head at head_dim " << headDim << "\n";
+  return 0;
+}
+
+tqc::CompileRequest requestFromFlags() {
+  tqc::CompileRequest r;
+  r.arch = arch;
+  r.preset = preset;
+  r.headDim = headDim;
+  r.numQHeads = numQHeads;
+  r.numKVHeads = numKVHeads;
+  r.blockSize = blockSize;
+  mlir::tq::SpecOverrides &o = r.overrides;
+  if (kBits.getNumOccurrences())
+    o.kBits = kBits;
+  if (vBits.getNumOccurrences())
+    o.vBits = vBits;
+  if (rotationRounds.getNumOccurrences())
+    o.rotationRounds = rotationRounds;
+  if (seed.getNumOccurrences())
+    o.seed = seed;
+  if (kQuant.getNumOccurrences())
+    o.kQuant = kQuant;
+  if (vQuant.getNumOccurrences())
+    o.vQuant = vQuant;
+  if (layout.getNumOccurrences())
+    o.layout = layout;
+  o.qjl = qjl;
+  return r;
+}
+
+/// Writes `text` to `dir/name`, creating the directory.
+bool writeFile(StringRef dir, StringRef name, StringRef text) {
+  if (std::error_code ec = sys::fs::create_directories(dir)) {
+    fail("cannot create directory '" + dir + "': " + ec.message());
+    return false;
+  }
+  SmallString<256> path(dir);
+  sys::path::append(path, name);
+  std::error_code ec;
+  ToolOutputFile out(path, ec, sys::fs::OF_Text);
+  if (ec) {
+    fail("cannot write '" + path + "': " + ec.message());
+    return false;
+  }
+  out.os() << text;
+  out.keep();
+  outs() << "wrote " << path << " (" << text.size() << " bytes)\n";
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(tqcCategory);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "tqc " << TQC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
+       << ")\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tqc - the TurboQuant kernel compiler\n\n"
+      "  tqc --arch sm_90 --preset k3v4 -o out/\n");
+
+  if (listPresets)
+    return printPresets();
+
+  const char *emits[] = {"summary", "mlir"};
+  if (!is_contained(emits, StringRef(emit)))
+    return fail("unknown --emit '" + emit + "'; accepted: summary, mlir");
+  std::vector<std::string> passes = tqc::pipelinePassNames();
+  if (!dumpAfter.empty() && !is_contained(passes, dumpAfter))
+    return fail("unknown pass '" + dumpAfter +
+                "' for --dump-after; accepted: " + join(passes, ", "));
+
+  mlir::DialectRegistry registry;
+  tqc::registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.printOpOnDiagnostic(false);
+  ctx.printStackTraceOnDiagnostic(false);
+  mlir::ScopedDiagnosticHandler diagnostics(
+      &ctx, [](mlir::Diagnostic &d) { printDiagnostic(d); });
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (!inputFile.empty()) {
+    std::string err;
+    std::unique_ptr<MemoryBuffer> buffer =
+        mlir::openInputFile(inputFile, &err);
+    if (!buffer)
+      return fail("cannot read '" + inputFile + "': " + err);
+    SourceMgr sm;
+    sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sm, &ctx);
+    if (!module)
+      return 1; // the diagnostic handler printed why
+  } else {
+    tqc::CompileRequest request = requestFromFlags();
+    std::string err = tqc::checkRequest(request);
+    if (!err.empty())
+      return fail(err);
+    module = tqc::buildRequestModule(ctx, request);
+  }
+
+  std::string dumped;
+  raw_string_ostream dumpStream(dumped);
+  bool ok = mlir::succeeded(tqc::runPipeline(*module, dumpAfter, dumpStream));
+  outs() << dumped;
+  if (!ok)
+    return 1;
+
+  std::string ir, summary;
+  raw_string_ostream irStream(ir), summaryStream(summary);
+  module->print(irStream);
+  tqc::printLayoutSummary(*module, summaryStream);
+
+  if (!outputDir.empty()) {
+    if (!writeFile(outputDir, "kernels.mlir", ir))
+      return 1;
+    if (emit == "summary" && !writeFile(outputDir, "layout.txt", summary))
+      return 1;
+    if (emit == "summary")
+      outs() << summary;
+    return 0;
+  }
+  if (dumpAfter.empty() || emit == "mlir")
+    outs() << ir;
+  if (emit == "summary")
+    outs() << "\n" << summary;
+  return 0;
+}
