@@ -41,7 +41,7 @@ void tqc::printLayoutSummary(ModuleOp module, llvm::raw_ostream &os) {
      << llvm::format("%.2f", ratio) << "x smaller)\n";
   os << llvm::format("  %-12s %-9s %6s %8s %13s\n", "field", "dtype",
                      "bytes", "offset", "token_stride");
-  for (tq::FieldAttr f : layout.getFields())
+  for (tq::FieldAttr f : layout.getFieldList())
     os << llvm::format("  %-12s %-9s %6lld %8lld %13lld\n",
                        tq::stringifyFieldKind(f.getKind()).str().c_str(),
                        tq::stringifyFieldDType(f.getDtype()).str().c_str(),

@@ -61,11 +61,9 @@ public:
     b.setInsertionPointToStart(entry);
     auto attn = AttentionOp::create(
         b, loc, f32Vec,
-        AttentionModeAttr::get(ctx, AttentionMode::Decode),
+        AttentionMode::Decode,
         entry->getArgument(0), entry->getArgument(1),
-        b.getI64IntegerAttr(spec.numQHeads),
-        b.getI64IntegerAttr(spec.numKVHeads),
-        b.getF64FloatAttr(1.0 / std::sqrt(double(d))));
+        spec.numQHeads, spec.numKVHeads, llvm::APFloat(1.0 / std::sqrt(double(d))));
     Block *body = b.createBlock(&attn.getBody(), {}, {b.getIndexType()},
                                 {loc});
     b.setInsertionPointToStart(body);
@@ -111,12 +109,10 @@ private:
   }
 
   void write(FieldKind field, Value v, Value cache, Value slot) {
-    CacheWriteOp::create(b, loc, FieldKindAttr::get(ctx, field), v, cache,
-                         slot);
+    CacheWriteOp::create(b, loc, field, v, cache, slot);
   }
   Value read(FieldKind field, Type t, Value cache, Value pos) {
-    return CacheReadOp::create(b, loc, t, FieldKindAttr::get(ctx, field),
-                               cache, pos);
+    return CacheReadOp::create(b, loc, t, field, cache, pos);
   }
 
   void storeTensor(const tqc::TensorSpec &t, bool isKey, Value x, Value cache,

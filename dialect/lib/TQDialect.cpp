@@ -53,7 +53,7 @@ LogicalResult
 QuantizerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       QuantKind kind, int64_t bits, BoolAttr normCorrection,
                       CodebookDist dist, BoolAttr qjl,
-                      DenseF64ArrayAttr levels) {
+                      ArrayAttr levels) {
   bool hasQjl = qjl && qjl.getValue();
   switch (kind) {
   case QuantKind::LloydMax:
@@ -93,13 +93,27 @@ QuantizerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "codebook has " << levels.size()
                          << " levels; a " << codeBits
                          << "-bit codebook needs " << expected;
-    ArrayRef<double> l = levels.asArrayRef();
+    SmallVector<double> l;
+    for (Attribute a : levels) {
+      auto f = dyn_cast<FloatAttr>(a);
+      if (!f || !f.getType().isF64())
+        return emitError() << "codebook level " << a << " is not an f64";
+      l.push_back(f.getValueAsDouble());
+    }
     for (size_t i = 1; i < l.size(); ++i)
       if (!(l[i - 1] < l[i]))
         return emitError() << "codebook levels must ascend strictly; level "
                            << i << " (" << l[i] << ") follows " << l[i - 1];
   }
   return success();
+}
+
+SmallVector<double> QuantizerAttr::getLevelValues() const {
+  SmallVector<double> out;
+  if (getLevels())
+    for (Attribute a : getLevels())
+      out.push_back(cast<FloatAttr>(a).getValueAsDouble());
+  return out;
 }
 
 LogicalResult FieldAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -123,12 +137,19 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t numKVHeads, int64_t regionBytes,
                                  int64_t headStride, int64_t blockStride,
                                  int64_t bytesPerTokenHead, int64_t alignment,
-                                 ArrayRef<FieldAttr> fields) {
+                                 ArrayAttr fieldArray) {
   if (blockSize < 1 || numKVHeads < 1 || regionBytes < 1)
     return emitError() << "layout needs positive block_size, num_kv_heads "
                           "and region_bytes (got "
                        << blockSize << ", " << numKVHeads << ", "
                        << regionBytes << ")";
+  SmallVector<FieldAttr> fields;
+  for (Attribute a : fieldArray) {
+    auto f = dyn_cast<FieldAttr>(a);
+    if (!f)
+      return emitError() << "layout field " << a << " is not a #tq.field";
+    fields.push_back(f);
+  }
   if (fields.empty())
     return emitError() << "layout has no fields";
   tqc::Layout l = toNumericsLayout(kind, blockSize, numKVHeads, regionBytes,
@@ -157,8 +178,15 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+SmallVector<FieldAttr> LayoutAttr::getFieldList() const {
+  SmallVector<FieldAttr> fields;
+  for (Attribute a : getFields())
+    fields.push_back(cast<FieldAttr>(a));
+  return fields;
+}
+
 FieldAttr LayoutAttr::lookup(FieldKind kind) const {
-  for (FieldAttr f : getFields())
+  for (FieldAttr f : getFieldList())
     if (f.getKind() == kind)
       return f;
   return {};

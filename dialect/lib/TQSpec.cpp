@@ -181,8 +181,7 @@ QuantizerAttr mlir::tq::toQuantizerAttr(MLIRContext *ctx,
       ctx, QuantKind(uint32_t(q.kind)), q.bits,
       q.normCorrect ? b.getBoolAttr(true) : BoolAttr(),
       CodebookDist(uint32_t(q.dist)), q.qjl ? b.getBoolAttr(true) : BoolAttr(),
-      levels.empty() ? DenseF64ArrayAttr()
-                     : DenseF64ArrayAttr::get(ctx, levels));
+      levels.empty() ? ArrayAttr() : b.getF64ArrayAttr(levels));
 }
 
 tqc::Layout mlir::tq::toNumericsLayout(LayoutKind kind, int64_t blockSize,
@@ -208,11 +207,12 @@ tqc::Layout mlir::tq::toNumericsLayout(LayoutKind kind, int64_t blockSize,
 tqc::Layout mlir::tq::toNumericsLayout(LayoutAttr a) {
   return toNumericsLayout(a.getKind(), a.getBlockSize(), a.getNumKvHeads(),
                           a.getRegionBytes(), a.getHeadStride(),
-                          a.getBlockStride(), a.getAlignment(), a.getFields());
+                          a.getBlockStride(), a.getAlignment(),
+                          a.getFieldList());
 }
 
 LayoutAttr mlir::tq::toLayoutAttr(MLIRContext *ctx, const tqc::Layout &l) {
-  SmallVector<FieldAttr> fields;
+  SmallVector<Attribute> fields;
   for (const tqc::Field &f : l.fields)
     fields.push_back(FieldAttr::get(ctx, FieldKind(uint32_t(f.kind)),
                                     FieldDType(uint32_t(f.dtype)), f.bytes,
@@ -220,5 +220,5 @@ LayoutAttr mlir::tq::toLayoutAttr(MLIRContext *ctx, const tqc::Layout &l) {
   return LayoutAttr::get(ctx, LayoutKind(uint32_t(l.kind)), l.blockSize,
                          l.numKVHeads, l.regionBytes, l.headStride,
                          l.blockStride, l.bytesPerTokenHead(), l.alignment,
-                         fields);
+                         ArrayAttr::get(ctx, fields));
 }

@@ -109,7 +109,7 @@ void printDiagnostic(mlir::Diagnostic &diag) {
   default: os << "note: "; break;
   }
   if (auto fl = dyn_cast<mlir::FileLineColLoc>(diag.getLocation()))
-    os << fl.getFilename() << ":" << fl.getLine() << ":" << fl.getColumn()
+    os << fl.getFilename().getValue() << ":" << fl.getLine() << ":" << fl.getColumn()
        << ": ";
   std::string msg = diag.str();
   // Keep it one line even when a message embeds IR.

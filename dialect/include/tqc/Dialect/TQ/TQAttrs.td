@@ -40,7 +40,7 @@ def TQ_QuantizerAttr : TQ_Attr<"Quantizer", "quantizer"> {
     reconstruction keeps the input's norm. With `qjl`, the codebook has b−1
     bits and a 1-bit sign sketch of the residual completes the b bits
     (TurboQuant_prod). `levels`, when present, are the codebook levels in
-    ascending order, computed by the compiler for the head_dim.
+    ascending order (f64, exact), computed by the compiler for the head_dim.
     `uniform`: per token-head min/max with an fp16 scale and zero point.
     `fp8_e4m3`: a raw cast to fp8 (bits = 8). `none`: bf16 (bits = 16).
 
@@ -52,7 +52,7 @@ def TQ_QuantizerAttr : TQ_Attr<"Quantizer", "quantizer"> {
     OptionalParameter<"::mlir::BoolAttr">:$norm_correction,
     TQ_DefaultEnum<TQ_CodebookDist, "Beta">:$dist,
     OptionalParameter<"::mlir::BoolAttr">:$qjl,
-    OptionalParameter<"::mlir::DenseF64ArrayAttr">:$levels);
+    OptionalParameter<"::mlir::ArrayAttr">:$levels);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -60,6 +60,8 @@ def TQ_QuantizerAttr : TQ_Attr<"Quantizer", "quantizer"> {
       return getNormCorrection() && getNormCorrection().getValue();
     }
     bool hasQjl() const { return getQjl() && getQjl().getValue(); }
+    /// The codebook levels as doubles (empty when absent).
+    ::llvm::SmallVector<double> getLevelValues() const;
     /// Bits per coordinate of the codebook indices.
     int64_t getCodeBits() const { return hasQjl() ? getBits() - 1 : getBits(); }
   }];
@@ -103,10 +105,12 @@ def TQ_LayoutAttr : TQ_Attr<"Layout", "layout"> {
     "int64_t":$block_stride,
     "int64_t":$bytes_per_token_head,
     "int64_t":$alignment,
-    ArrayRefParameter<"::mlir::tq::FieldAttr">:$fields);
+    "::mlir::ArrayAttr":$fields);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The fields, in layout order.
+    ::llvm::SmallVector<::mlir::tq::FieldAttr> getFieldList() const;
     /// The field of this kind, or null.
     ::mlir::tq::FieldAttr lookup(::mlir::tq::FieldKind kind) const;
   }];
@@ -151,14 +155,5 @@ def TQ_LaunchAttr : TQ_Attr<"Launch", "launch"> {
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
-
-// Enum attributes used directly by ops; printed as a bare keyword.
-class TQ_EnumAttr<EnumAttrInfo info, string name>
-    : EnumAttr<TQ_Dialect, info, name> {
-  let assemblyFormat = "$value";
-}
-def TQ_FieldKindAttr : TQ_EnumAttr<TQ_FieldKind, "field_kind">;
-def TQ_AttentionModeAttr : TQ_EnumAttr<TQ_AttentionMode, "attention_mode">;
-def TQ_KernelKindAttr : TQ_EnumAttr<TQ_KernelKind, "kernel_kind">;
 
 #endif // TQ_ATTRS_TD

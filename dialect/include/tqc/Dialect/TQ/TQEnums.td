@@ -48,7 +48,7 @@ def TQ_FieldKind : I32EnumAttr<"FieldKind", "a field of a cache slot", [
     I32EnumAttrCase<"ValueScale", 6, "value_scale">,
     I32EnumAttrCase<"ValueZero", 7, "value_zero">]> {
   let cppNamespace = "::mlir::tq";
-  let genSpecializedAttr = 0;
+  // An op attribute: printed as a bare keyword.
 }
 
 def TQ_FieldDType : I32EnumAttr<"FieldDType", "element type of a stored field", [
@@ -64,7 +64,7 @@ def TQ_AttentionMode : I32EnumAttr<"AttentionMode", "attention mode", [
     I32EnumAttrCase<"Decode", 0, "decode">,
     I32EnumAttrCase<"Extend", 1, "extend">]> {
   let cppNamespace = "::mlir::tq";
-  let genSpecializedAttr = 0;
+  // An op attribute: printed as a bare keyword.
 }
 
 def TQ_KernelKind : I32EnumAttr<"KernelKind", "what a fused kernel does", [
@@ -73,7 +73,7 @@ def TQ_KernelKind : I32EnumAttr<"KernelKind", "what a fused kernel does", [
     I32EnumAttrCase<"Combine", 2, "combine">,
     I32EnumAttrCase<"Extend", 3, "extend">]> {
   let cppNamespace = "::mlir::tq";
-  let genSpecializedAttr = 0;
+  // An op attribute: printed as a bare keyword.
 }
 
 #endif // TQ_ENUMS_TD

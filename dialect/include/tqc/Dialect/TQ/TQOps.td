@@ -215,7 +215,7 @@ def TQ_CacheWriteOp : TQ_Op<"cache_write"> {
 
     Example: `tq.cache_write key_codes %bytes, %cache[%slot] : vector<48xi8>, !tq.cache<...>`
   }];
-  let arguments = (ins TQ_FieldKindAttr:$field, AnyType:$value,
+  let arguments = (ins TQ_FieldKind:$field, AnyType:$value,
                        TQ_CacheType:$cache, Index:$slot);
   let assemblyFormat = [{
     $field $value `,` $cache `[` $slot `]` attr-dict `:` type($value) `,`
@@ -233,7 +233,7 @@ def TQ_CacheReadOp : TQ_Op<"cache_read"> {
 
     Example: `%b = tq.cache_read key_codes %cache[%t] : !tq.cache<...> -> vector<48xi8>`
   }];
-  let arguments = (ins TQ_FieldKindAttr:$field, TQ_CacheType:$cache,
+  let arguments = (ins TQ_FieldKind:$field, TQ_CacheType:$cache,
                        Index:$position);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
@@ -269,7 +269,7 @@ def TQ_AttentionOp : TQ_Op<"attention", [SingleBlock]> {
     }
     ```
   }];
-  let arguments = (ins TQ_AttentionModeAttr:$mode, TQ_FloatVector:$query,
+  let arguments = (ins TQ_AttentionMode:$mode, TQ_FloatVector:$query,
                        TQ_CacheType:$cache, I64Attr:$num_q_heads,
                        I64Attr:$num_kv_heads, F64Attr:$scale);
   let results = (outs TQ_F32Vector:$result);
@@ -321,7 +321,7 @@ def TQ_KernelOp : TQ_Op<"kernel", [Symbol, SingleBlock, NoTerminator,
     }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, TQ_KernelKindAttr:$kind,
+  let arguments = (ins SymbolNameAttr:$sym_name, TQ_KernelKind:$kind,
                        OptionalAttr<TQ_LaunchAttr>:$launch);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
