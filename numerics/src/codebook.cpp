@@ -32,9 +32,9 @@ struct BetaDensity {
         exponent((headDim - 3) / 2.0) {}
 
   double operator()(double x) const {
-    if (std::abs(x) >= 1)
+    if (std::abs(x) > 1)
       return 0;
-    if (exponent == 0) // D = 3: uniform (avoids 0·log 0 at the edge)
+    if (exponent == 0) // D = 3: uniform on [−1, 1] (avoids 0·log 0 at ±1)
       return constant;
     return constant * std::exp(exponent * std::log1p(-x * x));
   }
