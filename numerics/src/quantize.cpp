@@ -137,6 +137,8 @@ UniformCode uniformEncode(const double *v, int n, int bits,
                           UniformCodes codes) {
   if (bits < 1 || bits > 8)
     throw std::invalid_argument("uniform quantizer bits out of range 1..8");
+  if (n < 1)
+    throw std::invalid_argument("uniform quantizer of an empty vector");
   const auto [lo, hi] = std::minmax_element(v, v + n);
   const int top = (1 << bits) - 1;
   const double exactScale = std::max((*hi - *lo) / top, 1e-8);

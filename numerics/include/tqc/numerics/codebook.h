@@ -47,7 +47,8 @@ struct Codebook {
 
 /// Computes a codebook. headDim ≥ 3, 1 ≤ bits ≤ 8; throws
 /// std::invalid_argument otherwise, std::runtime_error if the iteration does
-/// not converge (it always has in the tested range D = 3..1024).
+/// not converge (never seen: every D in 3..1024, and 2048, 4096, at every
+/// width converges in at most 4 iterations).
 ///
 /// Lloyd-Max books iterate until one Lloyd update (every level replaced by
 /// the conditional mean of its cell) moves no level by more than 1e-12. To
