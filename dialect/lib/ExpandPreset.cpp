@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include "tqc/numerics/codebook.h"
+
 #include <cmath>
 
 namespace mlir::tq {
@@ -118,7 +120,7 @@ private:
   void storeTensor(const tqc::TensorSpec &t, bool isKey, Value x, Value cache,
                    Value slot) {
     const tqc::QuantSpec &q = t.quant;
-    QuantizerAttr quant = toQuantizerAttr(ctx, q);
+    QuantizerAttr quant = quantizerAttr(q);
     VectorType codesType = VectorType::get({d}, codeElementType(q));
     Value xf = t.rotation.kind != tqc::RotationKind::None
                    ? Value(RotateOp::create(b, loc, f32Vec, x,
@@ -155,7 +157,7 @@ private:
       if (q.qjl) {
         // The sketch sees the residual of the (b-1)-bit reconstruction, in
         // the rotated domain where the decode kernel works.
-        QuantizerAttr mse = toQuantizerAttr(ctx, withoutQjl(q));
+        QuantizerAttr mse = quantizerAttr(withoutQjl(q));
         Value approx = DequantizeOp::create(
             b, loc, f32Vec, qo.getCodes(), Value(),
             ValueRange{qo.getParams()[0]}, mse);
@@ -172,6 +174,16 @@ private:
     }
   }
 
+  /// The quantizer attribute, with the Lloyd-Max levels computed by the host
+  /// numerics for this head_dim (the kernels bake in exactly these).
+  QuantizerAttr quantizerAttr(const tqc::QuantSpec &q) {
+    if (q.kind != tqc::QuantKind::LloydMax)
+      return toQuantizerAttr(ctx, q);
+    std::shared_ptr<const tqc::Codebook> book =
+        tqc::sharedCodebook(int(d), q.codeBits(), q.dist);
+    return toQuantizerAttr(ctx, q, book->levels);
+  }
+
   static tqc::QuantSpec withoutQjl(tqc::QuantSpec q) {
     q.bits = q.codeBits();
     q.qjl = false;
@@ -181,7 +193,7 @@ private:
   Value loadTensor(const tqc::TensorSpec &t, bool isKey, Value cache,
                    Value pos) {
     const tqc::QuantSpec &q = t.quant;
-    QuantizerAttr quant = toQuantizerAttr(ctx, q);
+    QuantizerAttr quant = quantizerAttr(q);
     VectorType codesType = VectorType::get({d}, codeElementType(q));
     Value codes, signs;
     SmallVector<Value> params;

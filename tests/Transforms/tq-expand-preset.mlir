@@ -8,7 +8,8 @@
 // CHECK-SAME: (%[[K:.*]]: vector<128xbf16>, %[[V:.*]]: vector<128xbf16>, %[[C:.*]]: !tq.cache<head_dim = 128, num_kv_heads = 8, block_size = 16>, %[[S:.*]]: index)
 // CHECK: %[[R:.*]] = tq.rotate #tq.rotation<kind = randomized_hadamard, seed = {{[0-9]+}}> %[[K]]
 // CHECK: %[[N:.*]], %[[U:.*]] = tq.normalize %[[R]]
-// CHECK: %[[KC:.*]], %[[KS:.*]] = tq.quantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true> %[[U]] norm %[[N]] : vector<128xf32> -> vector<128xi3>, f32
+// The levels are ALGORITHM.md's exact D=128, b=3 codebook.
+// CHECK: %[[KC:.*]], %[[KS:.*]] = tq.quantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true, levels = [-0.188397{{[0-9]*}}, -0.118139{{[0-9]*}}, -0.066585{{[0-9]*}}, -0.021604{{[0-9]*}}, 0.021604{{[0-9]*}}, 0.066585{{[0-9]*}}, 0.118139{{[0-9]*}}, 0.188397{{[0-9]*}}]> %[[U]] norm %[[N]] : vector<128xf32> -> vector<128xi3>, f32
 // CHECK: %[[KB:.*]] = tq.pack %[[KC]] : vector<128xi3> -> vector<48xi8>
 // CHECK: tq.cache_write key_codes %[[KB]], %[[C]][%[[S]]]
 // CHECK: tq.cache_write key_scale %[[KS]], %[[C]][%[[S]]]
@@ -24,7 +25,7 @@
 // CHECK: %[[B:.*]] = tq.cache_read key_codes %{{.*}}[%[[T]]] {{.*}} -> vector<48xi8>
 // CHECK: %[[I:.*]] = tq.unpack %[[B]] : vector<48xi8> -> vector<128xi3>
 // CHECK: %[[SC:.*]] = tq.cache_read key_scale
-// CHECK: %[[D:.*]] = tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true> %[[I]][%[[SC]]]
+// CHECK: %[[D:.*]] = tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true, levels = [{{.*}}]> %[[I]][%[[SC]]]
 // CHECK: %[[KEY:.*]] = tq.rotate inverse #tq.rotation<kind = randomized_hadamard, seed = {{[0-9]+}}> %[[D]]
 // CHECK: %[[VAL:.*]] = tq.dequantize #tq.quantizer<kind = uniform, bits = 4>
 // CHECK: tq.yield key %[[KEY]] value %[[VAL]]
@@ -47,9 +48,9 @@ tq.spec "turboquant_k8v4"
 
 // k4v2: values are rotated Lloyd-Max too, with their own rotation seed.
 // CHECK-LABEL: preset = "k4v2"
-// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true> {{.*}} -> vector<64xi4>, f32
+// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, levels = [{{.*}}]> {{.*}} -> vector<64xi4>, f32
 // CHECK: tq.rotate #tq.rotation<kind = randomized_hadamard, seed = [[VSEED:[0-9]+]]> %arg1
-// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 2, norm_correction = true> {{.*}} -> vector<64xi2>, f32
+// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 2, norm_correction = true, levels = [{{.*}}]> {{.*}} -> vector<64xi2>, f32
 // CHECK: tq.cache_write value_scale
 // CHECK-NOT: value_zero
 // CHECK: tq.rotate inverse #tq.rotation<kind = randomized_hadamard, seed = [[VSEED]]>
@@ -59,7 +60,8 @@ tq.spec "k4v2" {head_dim = 64 : i64, num_q_heads = 8 : i64, num_kv_heads = 2 : i
 
 // k2v2: no norm correction.
 // CHECK-LABEL: preset = "k2v2"
-// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 2> {{.*}} -> vector<256xi2>, f32
+// The D=256, b=2 codebook: ±0.028289, ±0.094238.
+// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 2, levels = [-0.09423{{[0-9]*}}, -0.02828{{[0-9]*}}, 0.02828{{[0-9]*}}, 0.09423{{[0-9]*}}]> {{.*}} -> vector<256xi2>, f32
 tq.spec "k2v2" {head_dim = 256 : i64}
 
 // -----
@@ -85,8 +87,8 @@ tq.spec "bf16"
 // Overrides: 4-bit keys, 2 rotation rounds, a user seed, QJL (3 + 1 bits).
 // CHECK-LABEL: module attributes
 // CHECK: tq.rotate #tq.rotation<kind = randomized_hadamard, seed = 22, rounds = 2>
-// CHECK: %[[KC:.*]], %[[KS:.*]] = tq.quantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, qjl = true> {{.*}} -> vector<128xi3>, f32
-// CHECK: %[[A:.*]] = tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true> %[[KC]][%[[KS]]]
+// CHECK: %[[KC:.*]], %[[KS:.*]] = tq.quantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, qjl = true, levels = [{{.*}}]> {{.*}} -> vector<128xi3>, f32
+// CHECK: %[[A:.*]] = tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true, levels = [{{.*}}]> %[[KC]][%[[KS]]]
 // CHECK: %[[Z:.*]], %[[G:.*]] = tq.qjl %{{.*}}, %[[A]] seed = 24
 // CHECK: tq.pack %[[Z]] : vector<128xi1> -> vector<16xi8>
 // CHECK: tq.cache_write key_signs
@@ -95,7 +97,7 @@ tq.spec "bf16"
 // CHECK: %[[SB:.*]] = tq.cache_read key_signs {{.*}} -> vector<16xi8>
 // CHECK: %[[SZ:.*]] = tq.unpack %[[SB]] : vector<16xi8> -> vector<128xi1>
 // CHECK: %[[GR:.*]] = tq.cache_read key_gamma
-// CHECK: tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, qjl = true> %{{.*}} signs %[[SZ]][%{{.*}}, %[[GR]]]
+// CHECK: tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, qjl = true, levels = [{{.*}}]> %{{.*}} signs %[[SZ]][%{{.*}}, %[[GR]]]
 tq.spec "k3v4" {k_bits = 4 : i64, rotation_rounds = 2 : i64, seed = 7 : i64, qjl}
 
 // -----

@@ -25,6 +25,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include "tqc/numerics/codebook.h"
+
+#include <cmath>
 #include "tqc/numerics/layout.h"
 
 #ifndef TQC_VERSION
@@ -94,6 +97,21 @@ cl::opt<bool> listPresets("list-presets",
                           cl::desc("list the presets and their sizes"),
                           cl::cat(tqcCategory));
 
+// `tqc codebook`: print a codebook the kernels would use.
+cl::SubCommand codebookCmd("codebook",
+                           "print a scalar codebook: levels, boundaries, D_mse");
+cl::OptionCategory codebookCategory("tqc codebook options");
+cl::opt<int> cbHeadDim("head-dim", cl::init(128),
+                       cl::desc("head dimension (3..4096)"),
+                       cl::sub(codebookCmd), cl::cat(codebookCategory));
+cl::opt<int> cbBits("bits", cl::init(3), cl::desc("bits per coordinate (1..8)"),
+                    cl::sub(codebookCmd), cl::cat(codebookCategory));
+cl::opt<std::string>
+    cbDist("dist", cl::init("beta"),
+           cl::desc("beta (exact coordinate density), gaussian (N(0, 1/D)), "
+                    "uniform (evenly spaced)"),
+           cl::sub(codebookCmd), cl::cat(codebookCategory));
+
 int fail(const Twine &message) {
   errs() << "tqc: error: " << message << "\n";
   return 1;
@@ -135,6 +153,38 @@ int printPresets() {
                      p.value);
   }
   outs() << "bytes: per token per KV head at head_dim " << headDim << "\n";
+  return 0;
+}
+
+int printCodebook() {
+  if (cbHeadDim < 3 || cbHeadDim > 4096)
+    return fail("head_dim " + Twine(int(cbHeadDim)) +
+                " is out of range; accepted: 3..4096");
+  if (cbBits < 1 || cbBits > 8)
+    return fail("bits " + Twine(int(cbBits)) +
+                " is out of range; accepted: 1..8");
+  std::optional<tqc::CodebookDist> dist = tqc::parseCodebookDist(cbDist);
+  if (!dist)
+    return fail("unknown dist '" + cbDist +
+                "'; accepted: beta, gaussian, uniform");
+  std::shared_ptr<const tqc::Codebook> book =
+      tqc::sharedCodebook(cbHeadDim, cbBits, *dist);
+  outs() << "codebook: head_dim " << cbHeadDim << ", " << cbBits
+         << " bits, dist " << tqc::toString(*dist) << "\n";
+  auto list = [](const char *name, const std::vector<double> &v) {
+    outs() << name << " (" << v.size() << "):";
+    for (double x : v)
+      outs() << format(" %.9f", x);
+    outs() << "\n";
+  };
+  list("levels", book->levels);
+  list("boundaries", book->boundaries);
+  outs() << format("levels x sqrt(D):", 0);
+  for (double x : book->levels)
+    outs() << format(" %.5f", x * std::sqrt(double(cbHeadDim)));
+  outs() << "\n";
+  outs() << format("D_mse: %.6f", book->dmse)
+         << "  (E||x - x~||^2 for a unit vector, random rotation)\n";
   return 0;
 }
 
@@ -189,7 +239,7 @@ bool writeFile(StringRef dir, StringRef name, StringRef text) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(tqcCategory);
+  cl::HideUnrelatedOptions({&tqcCategory, &codebookCategory});
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "tqc " << TQC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
        << ")\n";
@@ -197,8 +247,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "tqc - the TurboQuant kernel compiler\n\n"
-      "  tqc --arch sm_90 --preset k3v4 -o out/\n");
+      "  tqc --arch sm_90 --preset k3v4 -o out/\n"
+      "  tqc codebook --head-dim 128 --bits 3 [--dist beta|gaussian|uniform]\n");
 
+  if (codebookCmd)
+    return printCodebook();
   if (listPresets)
     return printPresets();
 
