@@ -1,4 +1,5 @@
-//===- attention.cpp - float64 reference attention -------------------------===//
+//===- attention.cpp - float64 reference attention
+//-------------------------===//
 
 #include "tqc/numerics/attention.h"
 
@@ -38,14 +39,17 @@ SequenceHead readSequenceHead(const HostCodec &codec, const PagedBatch &batch,
   const int block = codec.spec().blockSize;
   const int32_t *table = batch.blockTable + seq * batch.maxBlocksPerSeq;
   if ((len + block - 1) / block > batch.maxBlocksPerSeq)
-    throw std::invalid_argument("sequence " + std::to_string(seq) + " of " +
-                                std::to_string(len) +
-                                " tokens needs more than maxBlocksPerSeq = " +
-                                std::to_string(batch.maxBlocksPerSeq) +
-                                " blocks");
+    throw std::invalid_argument(
+        "sequence " + std::to_string(seq) + " of " + std::to_string(len) +
+        " tokens needs more than maxBlocksPerSeq = " +
+        std::to_string(batch.maxBlocksPerSeq) + " blocks");
   SequenceHead sh;
   for (int64_t t = 0; t < len; ++t) {
     const int64_t physical = table[t / block], pos = t % block;
+    if (physical < 0)
+      throw std::invalid_argument(
+          "block table of sequence " + std::to_string(seq) +
+          " has no block for token " + std::to_string(t));
     sh.keys.push_back(codec.readKey(batch.cache, physical, pos, kvHead));
     sh.values.push_back(codec.readValue(batch.cache, physical, pos, kvHead));
   }
@@ -91,8 +95,8 @@ void attendChunk(const HostCodec &codec, const PagedBatch &batch, int s,
     for (int64_t i = 0; i < n; ++i)
       for (int h = kvHead * group; h < (kvHead + 1) * group; ++h) {
         const int64_t row = ((firstRow + i) * hq + h) * d;
-        attendCompressed(codec, sh, len - n + i + 1, query + row,
-                         softmaxScale, out + row);
+        attendCompressed(codec, sh, len - n + i + 1, query + row, softmaxScale,
+                         out + row);
       }
   }
 }

@@ -5,6 +5,7 @@
 #include "tqc/numerics/minifloat.h"
 #include "tqc/numerics/pack.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -31,30 +32,23 @@ NormMode normMode(const QuantSpec &q, LayoutKind layout) {
 
 } // namespace
 
-TensorCodec::TensorCodec(const TensorSpec &spec, int headDim,
-                         LayoutKind layout)
+TensorCodec::TensorCodec(const TensorSpec &spec, int headDim, LayoutKind layout)
     : spec_(spec), dim_(headDim),
       rotation_(makeRotation(spec.rotation, headDim)) {
   const QuantSpec &q = spec.quant;
   if (q.kind == QuantKind::LloydMax) {
-    auto book = sharedCodebook(headDim, q.codeBits(), q.dist);
-    MseQuantizer mse(book, rotation_, normMode(q, layout), ScalarStorage::Fp16);
+    mse_.emplace(sharedCodebook(headDim, q.codeBits(), q.dist), rotation_,
+                 normMode(q, layout), ScalarStorage::Fp16);
     if (q.qjl)
-      prod_.emplace(headDim, std::move(mse), sharedSketch(headDim, q.qjlSeed),
+      prod_.emplace(headDim, *mse_, sharedSketch(headDim, q.qjlSeed),
                     ScalarStorage::Fp16);
-    else
-      mse_.emplace(std::move(mse));
   }
   uniformCodes_ = layout == LayoutKind::Native ? UniformCodes::FromStored
                                                : UniformCodes::FromExact;
 }
 
 const Codebook *TensorCodec::codebook() const {
-  if (mse_)
-    return &mse_->codebook();
-  if (prod_)
-    return &prod_->mse()->codebook();
-  return nullptr;
+  return mse_ ? &mse_->codebook() : nullptr;
 }
 
 const QjlSketch *TensorCodec::sketch() const {
@@ -89,21 +83,18 @@ void TensorCodec::encode(const float *x, const TensorFields &f) const {
 }
 
 void TensorCodec::encodeLloydMax(const double *x, const TensorFields &f) const {
-  const int bits = spec_.quant.codeBits();
-  const MseCode *mse;
-  ProdCode prod;
-  MseCode plain;
+  MseCode mse;
   if (prod_) {
-    prod = prod_->encode(x);
+    ProdCode prod = prod_->encode(x);
     packBits(prod.signs.data(), dim_, 1, f.signs, signBytes());
     writeFp16(f.gamma, prod.gamma);
-    mse = &prod.mse;
+    mse = std::move(prod.mse);
   } else {
-    plain = mse_->encode(x);
-    mse = &plain;
+    mse = mse_->encode(x);
   }
-  packBits(mse->indices.data(), dim_, bits, f.codes, codeBytes());
-  writeFp16(f.scale, mse->scale);
+  packBits(mse.indices.data(), dim_, spec_.quant.codeBits(), f.codes,
+           codeBytes());
+  writeFp16(f.scale, mse.scale);
 }
 
 void TensorCodec::encodeRotatedElements(const double *y,
@@ -142,8 +133,7 @@ StoredVector TensorCodec::read(const ConstTensorFields &f) const {
   unpackBits(f.codes, codeBytes(), dim_, spec_.quant.codeBits(),
              code.indices.data());
   code.scale = readFp16(f.scale);
-  const MseQuantizer &mse = prod_ ? *prod_->mse() : *mse_;
-  mse.decodeRotated(code, out.rotated.data());
+  mse_->decodeRotated(code, out.rotated.data());
   if (prod_) {
     out.signs.resize(dim_);
     unpackBits(f.signs, signBytes(), dim_, 1, out.signs.data());

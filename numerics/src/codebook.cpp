@@ -110,7 +110,6 @@ public:
     return std::numeric_limits<double>::infinity();
   }
   double initRange() const override { return 14; } // f^(1/3) ~ N(0, 3)
-
 };
 
 /// Levels at the quantiles (i − ½)/n of f^(1/3) on the positive half: the
@@ -129,8 +128,8 @@ std::vector<double> compandedStart(const HalfDensity &f, int n) {
   std::vector<double> c(n);
   for (int i = 0; i < n; ++i) {
     const double target = cdf[panels] * (i + 0.5) / n;
-    const int k = int(std::lower_bound(cdf.begin(), cdf.end(), target) -
-                      cdf.begin());
+    const int k =
+        int(std::lower_bound(cdf.begin(), cdf.end(), target) - cdf.begin());
     const double lo = cdf[k - 1], hi = cdf[k];
     c[i] = h * (k - 1 + (target - lo) / (hi - lo));
   }
@@ -164,8 +163,8 @@ LloydState evaluate(const HalfDensity &f, const std::vector<double> &c) {
   for (size_t i = 0; i < n; ++i) {
     const CellMoments m = f.moments(s.edges[i], s.edges[i + 1]);
     s.mass[i] = m.mass;
-    s.centroids[i] = m.mass > 0 ? m.first / m.mass
-                                : 0.5 * (s.edges[i] + s.edges[i + 1]);
+    s.centroids[i] =
+        m.mass > 0 ? m.first / m.mass : 0.5 * (s.edges[i] + s.edges[i + 1]);
     s.step = std::max(s.step, std::abs(s.centroids[i] - c[i]));
   }
   return s;
@@ -302,7 +301,9 @@ double unitVectorDistortion(const Codebook &book) {
         i + 1 == book.size() ? 1 : std::min(1.0, book.boundaries[i]);
     const double c = book.levels[i];
     total += detail::integrate<1>(
-        [&](double x) { return std::array<double, 1>{(x - c) * (x - c) * f(x)}; },
+        [&](double x) {
+          return std::array<double, 1>{(x - c) * (x - c) * f(x)};
+        },
         a, b)[0];
   }
   return book.headDim * total;
@@ -355,15 +356,16 @@ std::shared_ptr<const Codebook> sharedCodebook(int headDim, int bits,
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
-  auto book = std::make_shared<const Codebook>(makeCodebook(headDim, bits, dist));
+  auto book =
+      std::make_shared<const Codebook>(makeCodebook(headDim, bits, dist));
   cache.emplace(key, book);
   return book;
 }
 
 int nearestIndex(const Codebook &book, double y) {
-  return int(std::upper_bound(book.boundaries.begin(), book.boundaries.end(),
-                              y) -
-             book.boundaries.begin());
+  return int(
+      std::upper_bound(book.boundaries.begin(), book.boundaries.end(), y) -
+      book.boundaries.begin());
 }
 
 } // namespace tqc

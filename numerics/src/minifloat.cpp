@@ -81,8 +81,7 @@ uint32_t encode(const Format &f, double x) {
         uint32_t(std::ldexp(units, f.mantBits - (unitsExp - 1))) &
         ((1u << f.mantBits) - 1);
     const int expField = valueExp + f.bias;
-    if (expField > f.maxExpField() ||
-        (f.ieee && expField == f.maxExpField()))
+    if (expField > f.maxExpField() || (f.ieee && expField == f.maxExpField()))
       return sign | (f.ieee ? f.infCode() : f.maxFiniteCode());
     code = (uint32_t(expField) << f.mantBits) | mant;
     if (code > f.maxFiniteCode()) // e4m3: 0x7F is NaN, saturate instead

@@ -35,10 +35,9 @@ void packBits(const uint8_t *codes, int64_t count, int bits, uint8_t *out,
   int64_t o = 0;
   for (int64_t j = 0; j < count; ++j) {
     if (codes[j] >= limit)
-      throw std::invalid_argument("code " + std::to_string(codes[j]) +
-                                  " at " + std::to_string(j) +
-                                  " does not fit in " + std::to_string(bits) +
-                                  " bits");
+      throw std::invalid_argument("code " + std::to_string(codes[j]) + " at " +
+                                  std::to_string(j) + " does not fit in " +
+                                  std::to_string(bits) + " bits");
     pending |= uint32_t(codes[j]) << pendingBits;
     pendingBits += bits;
     while (pendingBits >= 8) {

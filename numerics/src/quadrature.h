@@ -46,8 +46,8 @@ GKResult<N> gaussKronrod15(const F &f, double a, double b) {
     const bool gaussNode = (i % 2) == 1;
     const int points = i == 7 ? 1 : 2;
     for (int s = 0; s < points; ++s) {
-      const double x = s == 0 ? mid + half * kKronrodX[i]
-                              : mid - half * kKronrodX[i];
+      const double x =
+          s == 0 ? mid + half * kKronrodX[i] : mid - half * kKronrodX[i];
       const std::array<double, N> y = f(x);
       for (size_t c = 0; c < N; ++c) {
         k[c] += kKronrodW[i] * y[c];
@@ -76,10 +76,10 @@ std::array<double, N> adaptiveRefine(const F &f, double a, double b,
   // tol/√2 per half (not tol/2): an endpoint singularity such as √(1−x)
   // still converges in a few dozen levels, smooth pieces stop at once.
   const double childTol = tol * M_SQRT1_2;
-  std::array<double, N> l = adaptiveRefine<N>(f, a, mid, left, childTol,
-                                              depth + 1);
-  std::array<double, N> r = adaptiveRefine<N>(f, mid, b, right, childTol,
-                                              depth + 1);
+  std::array<double, N> l =
+      adaptiveRefine<N>(f, a, mid, left, childTol, depth + 1);
+  std::array<double, N> r =
+      adaptiveRefine<N>(f, mid, b, right, childTol, depth + 1);
   for (size_t c = 0; c < N; ++c)
     l[c] += r[c];
   return l;

@@ -129,8 +129,8 @@ double ProdQuantizer::innerProduct(const ProdQuery &q,
     mse_->decodeRotated(code.mse, y.data());
     score = dot(q.rotated.data(), y.data(), dim_);
   }
-  return score + sketch_->estimate(q.projected.data(), code.signs.data(),
-                                   code.gamma);
+  return score +
+         sketch_->estimate(q.projected.data(), code.signs.data(), code.gamma);
 }
 
 UniformCode uniformEncode(const double *v, int n, int bits,

@@ -1,4 +1,5 @@
-//===- sketch.cpp - QJL Gaussian sketch ------------------------------------===//
+//===- sketch.cpp - QJL Gaussian sketch
+//------------------------------------===//
 
 #include "tqc/numerics/sketch.h"
 

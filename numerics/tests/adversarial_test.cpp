@@ -67,9 +67,10 @@ double meanDistortion(const std::vector<double> &x, int rounds, int seeds) {
   double total = 0;
   std::vector<double> approx(kDim);
   for (int s = 0; s < seeds; ++s) {
-    MseQuantizer q(sharedCodebook(kDim, kBits, CodebookDist::Beta),
-                   std::make_shared<RandomizedHadamard>(kDim, 31 * s + 1, rounds),
-                   NormMode::Plain, ScalarStorage::Exact);
+    MseQuantizer q(
+        sharedCodebook(kDim, kBits, CodebookDist::Beta),
+        std::make_shared<RandomizedHadamard>(kDim, 31 * s + 1, rounds),
+        NormMode::Plain, ScalarStorage::Exact);
     q.decode(q.encode(x.data()), approx.data());
     total += test::squaredDistance(x, approx);
   }
@@ -95,7 +96,8 @@ TEST(Adversarial, OneRoundHadamardExceedsBoundOnOneHot_KnownWeakness) {
   e[9] = 1;
   const double dmse = meanDistortion(e, /*rounds=*/1, /*seeds=*/16);
   const std::string note = "1-round randomized Hadamard on one-hot, D=128 b=3: "
-                           "D_mse " + std::to_string(dmse) +
+                           "D_mse " +
+                           std::to_string(dmse) +
                            " > paper bound 0.0425 (known, ALGORITHM.md §4); "
                            "use rounds=2 or a dense rotation";
   RecordProperty("known_weakness", note);

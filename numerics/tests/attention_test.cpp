@@ -70,8 +70,8 @@ public:
       }
     codec.storeTokens(k.data(), v.data(), int64_t(slots.size()), slots.data(),
                       cache.data());
-    batch = {cache.data(), blockTable.data(), kMaxBlocksPerSeq,
-             kSeqLens.data(), numSeqs};
+    batch = {cache.data(), blockTable.data(), kMaxBlocksPerSeq, kSeqLens.data(),
+             numSeqs};
   }
 
   /// K/V of a (sequence, KV head) as dense float64 rows: dequantized from
@@ -144,8 +144,11 @@ CacheSpec caseSpec(const Case &c) {
   return s;
 }
 
-const Case kCases[] = {{"k3v4", false}, {"k8v4", false}, {"k4v2", false},
-                       {"bf16", false}, {"k3v4", true}};
+const Case kCases[] = {{"k3v4", false},
+                       {"k8v4", false},
+                       {"k4v2", false},
+                       {"bf16", false},
+                       {"k3v4", true}};
 
 const double kScale = 1 / std::sqrt(double(kDim));
 
@@ -225,10 +228,12 @@ TEST(ReferenceAttention, LastExtendQueryEqualsDecode) {
       std::copy_n(&q[(start[s + 1] - 1) * row], row, &lastQueries[s * row]);
   referenceDecode(fx.codec, fx.batch, lastQueries.data(), kScale,
                   decode.data());
-  for (int s = 0; s < numSeqs; ++s)
-    if (kChunkLens[s] > 0)
-      for (size_t j = 0; j < row; ++j)
-        ASSERT_EQ(decode[s * row + j], extend[(start[s + 1] - 1) * row + j]);
+  for (int s = 0; s < numSeqs; ++s) {
+    if (kChunkLens[s] == 0)
+      continue;
+    for (size_t j = 0; j < row; ++j)
+      ASSERT_EQ(decode[s * row + j], extend[(start[s + 1] - 1) * row + j]);
+  }
 }
 
 TEST(ReferenceAttention, ChunkLongerThanSequenceIsRejected) {

@@ -34,8 +34,11 @@ struct Encoded {
 Encoded encodeOne(const HostCodec &codec, std::vector<float> k,
                   std::vector<float> v, int head = 1, int pos = 5) {
   const int d = codec.spec().headDim;
-  Encoded e{std::move(k), std::move(v),
-            std::vector<uint8_t>(codec.cacheBytes(1), 0), {}, {}};
+  Encoded e{std::move(k),
+            std::move(v),
+            std::vector<uint8_t>(codec.cacheBytes(1), 0),
+            {},
+            {}};
   codec.encodeTokenHead(e.k.data(), e.v.data(), e.cache.data(), 0, pos, head);
   e.kOut.resize(d);
   e.vOut.resize(d);
@@ -51,7 +54,8 @@ Encoded encodeRandom(const HostCodec &codec, uint64_t seed) {
                    test::gaussianFloats(g, d));
 }
 
-double relativeError(const std::vector<float> &x, const std::vector<double> &y) {
+double relativeError(const std::vector<float> &x,
+                     const std::vector<double> &y) {
   double err = 0, ref = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     err += (x[i] - y[i]) * (x[i] - y[i]);
@@ -67,7 +71,9 @@ const uint8_t *fieldAt(const HostCodec &codec, const Encoded &e, FieldKind kind,
   return e.cache.data() + codec.layout().address(*f, 0, pos, head);
 }
 
-double fp16At(const uint8_t *p) { return decodeFp16(uint16_t(p[0] | p[1] << 8)); }
+double fp16At(const uint8_t *p) {
+  return decodeFp16(uint16_t(p[0] | p[1] << 8));
+}
 
 } // namespace
 
@@ -75,7 +81,7 @@ TEST(HostCodec, EveryPresetRoundTripsWithinItsPrecision) {
   // Loose per-format bounds on ‖x − x̃‖/‖x‖ for Gaussian inputs; the exact
   // semantics are checked by the tests below.
   const std::pair<const char *, double> bounds[] = {
-      {"k8v4", 0.25}, {"k4v4", 0.25}, {"k3v4", 0.3}, {"k3v3", 0.3},
+      {"k8v4", 0.25}, {"k4v4", 0.25}, {"k3v4", 0.3},  {"k3v3", 0.3},
       {"k4v2", 0.45}, {"k2v2", 0.45}, {"bf16", 0.005}};
   for (auto [name, bound] : bounds)
     for (LayoutKind layout : {LayoutKind::Native, LayoutKind::VLLM})
@@ -153,8 +159,8 @@ TEST(HostCodec, VllmUniformCodesUseTheExactScale) {
   std::vector<uint8_t> q(128);
   unpackBits(fieldAt(codec, e, FieldKind::ValueCodes), 64, 128, 4, q.data());
   for (int j = 0; j < 128; ++j)
-    EXPECT_EQ(q[j], std::clamp(std::floor((e.v[j] - lo) / scale + 0.5), 0.0,
-                               15.0));
+    EXPECT_EQ(q[j],
+              std::clamp(std::floor((e.v[j] - lo) / scale + 0.5), 0.0, 15.0));
   EXPECT_EQ(fp16At(fieldAt(codec, e, FieldKind::ValueScale)),
             roundToFp16(scale));
   EXPECT_EQ(fp16At(fieldAt(codec, e, FieldKind::ValueZero)), roundToFp16(lo));
@@ -198,7 +204,8 @@ TEST(HostCodec, QjlScoreIsTheInnerProductWithTheDequantizedKey) {
   GaussianStream g(9);
   const std::vector<double> q = test::gaussianVector(g, 128);
   const StoredVector key = codec.readKey(e.cache.data(), 0, 5, 1);
-  const double score = codec.key().score(codec.key().prepareQuery(q.data()), key);
+  const double score =
+      codec.key().score(codec.key().prepareQuery(q.data()), key);
   EXPECT_NEAR(score, dot(q.data(), e.kOut.data(), 128), 1e-12 * 128);
   // γ is the norm of the residual against the stored (fp16-scaled) mse part.
   StoredVector mseOnly = key;

@@ -25,18 +25,24 @@ const std::vector<TableRow> &betaTable() {
       {64, 1, {0.100126}},
       {64, 2, {0.056515, 0.187497}},
       {64, 3, {0.030469, 0.093832, 0.166168, 0.263914}},
-      {64, 4, {0.015919, 0.048090, 0.081312, 0.116487, 0.154926, 0.198856,
-               0.252914, 0.330796}},
+      {64,
+       4,
+       {0.015919, 0.048090, 0.081312, 0.116487, 0.154926, 0.198856, 0.252914,
+        0.330796}},
       {128, 1, {0.070662}},
       {128, 2, {0.039992, 0.133042}},
       {128, 3, {0.021604, 0.066586, 0.118140, 0.188397}},
-      {128, 4, {0.011302, 0.034152, 0.057772, 0.082828, 0.110288, 0.141805,
-                0.180836, 0.237664}},
+      {128,
+       4,
+       {0.011302, 0.034152, 0.057772, 0.082828, 0.110288, 0.141805, 0.180836,
+        0.237664}},
       {256, 1, {0.049917}},
       {256, 2, {0.028289, 0.094238}},
       {256, 3, {0.015297, 0.047167, 0.083765, 0.133854}},
-      {256, 4, {0.008008, 0.024201, 0.040949, 0.058732, 0.078249, 0.100698,
-                0.128588, 0.169410}},
+      {256,
+       4,
+       {0.008008, 0.024201, 0.040949, 0.058732, 0.078249, 0.100698, 0.128588,
+        0.169410}},
   };
   return rows;
 }
@@ -74,8 +80,8 @@ TEST(Codebook, OneBitMatchesClosedForm) {
 }
 
 TEST(Codebook, SymmetricAndMidpointBoundaries) {
-  for (CodebookDist dist : {CodebookDist::Beta, CodebookDist::Gaussian,
-                            CodebookDist::Uniform})
+  for (CodebookDist dist :
+       {CodebookDist::Beta, CodebookDist::Gaussian, CodebookDist::Uniform})
     for (int d : {64, 128, 256})
       for (int bits = 1; bits <= 8; ++bits) {
         Codebook book = makeCodebook(d, bits, dist);
@@ -174,9 +180,10 @@ TEST(Codebook, ConvergesAcrossHeadDimsAndWidths) {
         // Between the Shannon lower bound 4^-b and the paper's bound (for
         // the optimal Beta book; the Gaussian book is worse at small D).
         EXPECT_GT(book.dmse, std::pow(4.0, -bits) * 0.99) << d << " " << bits;
-        if (dist == CodebookDist::Beta)
+        if (dist == CodebookDist::Beta) {
           EXPECT_LT(book.dmse, std::sqrt(3.0) * M_PI / 2 * std::pow(4.0, -bits))
               << d << " " << bits;
+        }
       }
 }
 

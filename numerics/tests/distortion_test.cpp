@@ -80,8 +80,8 @@ TEST(Distortion, MseShrinksInnerProducts) {
 
 TEST(Distortion, NormCorrectedAtD128) {
   for (int bits = 2; bits <= 4; ++bits) {
-    MseStats s =
-        measureMse(mseQuantizer(128, bits, NormMode::Corrected, 9), kSamples, 10);
+    MseStats s = measureMse(mseQuantizer(128, bits, NormMode::Corrected, 9),
+                            kSamples, 10);
     EXPECT_NEAR(s.dmse, test::ncDmse128(bits), 0.02 * test::ncDmse128(bits))
         << "b=" << bits;
     EXPECT_NEAR(s.inner, test::ncShrinkage128(bits),
@@ -124,9 +124,9 @@ TEST(Distortion, QjlIsUnbiasedWithPaperVariance) {
         sumSq[bits] += err * err;
         if (n == 0) { // the estimator is ⟨y, decode(code)⟩
           q.decode(code, approx.data());
-          consistency = std::max(
-              consistency, std::abs(dot(y.data(), approx.data(), d) -
-                                    q.innerProduct(query, code)));
+          consistency =
+              std::max(consistency, std::abs(dot(y.data(), approx.data(), d) -
+                                             q.innerProduct(query, code)));
         }
       }
     }

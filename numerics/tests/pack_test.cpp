@@ -53,8 +53,8 @@ TEST(Pack, RoundTripEveryValueInEverySlot) {
         codes[slot] = uint8_t(v);
         packBits(codes.data(), count, bits, packed.data(), packed.size());
         unpackBits(packed.data(), packed.size(), count, bits, back.data());
-        ASSERT_EQ(back, codes) << "bits=" << bits << " slot=" << slot
-                               << " value=" << v;
+        ASSERT_EQ(back, codes)
+            << "bits=" << bits << " slot=" << slot << " value=" << v;
       }
   }
 }
@@ -69,8 +69,7 @@ TEST(Pack, StreamBitOrder) {
       packBits(codes.data(), 16, bits, packed.data(), packed.size());
       const int bit = j * bits;
       for (size_t byte = 0; byte < packed.size(); ++byte)
-        EXPECT_EQ(packed[byte],
-                  int(byte) == bit / 8 ? (1 << (bit % 8)) : 0)
+        EXPECT_EQ(packed[byte], int(byte) == bit / 8 ? (1 << (bit % 8)) : 0)
             << "bits=" << bits << " j=" << j;
     }
 }

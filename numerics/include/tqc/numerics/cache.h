@@ -95,8 +95,8 @@ private:
   TensorSpec spec_;
   int dim_;
   std::shared_ptr<const Rotation> rotation_;
-  std::optional<MseQuantizer> mse_;   // lloyd_max without QJL
-  std::optional<ProdQuantizer> prod_; // lloyd_max with QJL
+  std::optional<MseQuantizer> mse_;   // lloyd_max: the codebook stage
+  std::optional<ProdQuantizer> prod_; // lloyd_max with QJL: mse_ + sketch
   UniformCodes uniformCodes_ = UniformCodes::FromStored;
 };
 

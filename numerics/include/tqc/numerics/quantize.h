@@ -83,7 +83,7 @@ private:
 };
 
 struct ProdCode {
-  MseCode mse;               ///< empty indices when the mse stage has 0 bits
+  MseCode mse;                ///< empty indices when the mse stage has 0 bits
   std::vector<uint8_t> signs; ///< QJL sign bits, one per coordinate
   double gamma = 0;           ///< ‖r‖ as stored
 };
@@ -127,8 +127,7 @@ struct UniformCode {
 };
 
 /// Values must be finite and fit fp16 (|v| ≤ 65504).
-UniformCode uniformEncode(const double *v, int n, int bits,
-                          UniformCodes codes);
+UniformCode uniformEncode(const double *v, int n, int bits, UniformCodes codes);
 void uniformDecode(const UniformCode &code, double *v);
 
 /// Helpers shared by the quantizers and the tests.

@@ -1,4 +1,4 @@
-//===- rotation.h - Orthogonal rotations applied before quantizing -*- C++ -*-===//
+//===- rotation.h - Rotations applied before quantizing ----*- C++ -*-===//
 //
 // All rotations act in place on one head vector, x ← R·x (apply) or
 // x ← Rᵀ·x (applyInverse). Attention stays in the rotated domain
@@ -130,8 +130,7 @@ private:
 
 /// The rotation a spec asks for at this head_dim (Identity for None).
 /// Throws std::invalid_argument for a Hadamard of a non-power-of-two dim.
-std::shared_ptr<const Rotation> makeRotation(const RotationSpec &spec,
-                                             int dim);
+std::shared_ptr<const Rotation> makeRotation(const RotationSpec &spec, int dim);
 
 } // namespace tqc
 
