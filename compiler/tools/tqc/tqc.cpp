@@ -309,7 +309,7 @@ int main(int argc, char **argv) {
     if (emit == "summary" && !writeFile(outputDir, "layout.txt", summary))
       return 1;
     if (emit == "summary")
-      outs() << summary;
+      outs() << "\n" << ir << "\n" << summary;
     return 0;
   }
   if (dumpAfter.empty() || emit == "mlir")
