@@ -88,20 +88,6 @@ private:
     return isKey ? FieldKind::KeyZero : FieldKind::ValueZero;
   }
 
-  /// The element type of the codes as tq.quantize produces them.
-  Type codeElementType(const tqc::QuantSpec &q) {
-    switch (q.kind) {
-    case tqc::QuantKind::LloydMax:
-      return b.getIntegerType(q.codeBits());
-    case tqc::QuantKind::Uniform:
-      return b.getIntegerType(q.bits);
-    case tqc::QuantKind::Fp8E4M3:
-      return Float8E4M3FNType::get(ctx);
-    case tqc::QuantKind::None:
-      return b.getBF16Type();
-    }
-    return {};
-  }
   bool isPacked(const tqc::QuantSpec &q) {
     return q.kind == tqc::QuantKind::LloydMax ||
            q.kind == tqc::QuantKind::Uniform;
@@ -121,7 +107,7 @@ private:
                    Value slot) {
     const tqc::QuantSpec &q = t.quant;
     QuantizerAttr quant = quantizerAttr(q);
-    VectorType codesType = VectorType::get({d}, codeElementType(q));
+    VectorType codesType = VectorType::get({d}, codeElementType(quant));
     Value xf = t.rotation.kind != tqc::RotationKind::None
                    ? Value(RotateOp::create(b, loc, f32Vec, x,
                                             toRotationAttr(ctx, t.rotation),
@@ -194,12 +180,12 @@ private:
                    Value pos) {
     const tqc::QuantSpec &q = t.quant;
     QuantizerAttr quant = quantizerAttr(q);
-    VectorType codesType = VectorType::get({d}, codeElementType(q));
+    VectorType codesType = VectorType::get({d}, codeElementType(quant));
     Value codes, signs;
     SmallVector<Value> params;
     if (isPacked(q)) {
-      int bits = q.kind == tqc::QuantKind::LloydMax ? q.codeBits() : q.bits;
-      Value bytes = read(codesField(isKey), bytesType(d, bits), cache, pos);
+      Value bytes =
+          read(codesField(isKey), bytesType(d, quant.getCodeBits()), cache, pos);
       codes = UnpackOp::create(b, loc, codesType, bytes);
       params.push_back(read(scaleField(isKey), f32, cache, pos));
       if (q.kind == tqc::QuantKind::Uniform)

@@ -23,22 +23,6 @@ int64_t length(Type t) { return cast<VectorType>(t).getDimSize(0); }
 
 bool isPow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
-/// The element type of the codes a quantizer produces.
-Type codeElementType(QuantizerAttr q) {
-  MLIRContext *ctx = q.getContext();
-  switch (q.getKind()) {
-  case QuantKind::LloydMax:
-    return IntegerType::get(ctx, q.getCodeBits());
-  case QuantKind::Uniform:
-    return IntegerType::get(ctx, q.getBits());
-  case QuantKind::Fp8E4M3:
-    return Float8E4M3FNType::get(ctx);
-  case QuantKind::None:
-    return BFloat16Type::get(ctx);
-  }
-  return {};
-}
-
 /// Scalars a quantizer produces next to its codes (tq.quantize results).
 int64_t quantizeScalars(QuantizerAttr q) {
   switch (q.getKind()) {

@@ -165,6 +165,20 @@ FailureOr<tqc::CacheSpec> mlir::tq::resolveSpec(SpecOp op) {
   return *spec;
 }
 
+Type mlir::tq::codeElementType(QuantizerAttr q) {
+  MLIRContext *ctx = q.getContext();
+  switch (q.getKind()) {
+  case QuantKind::LloydMax:
+  case QuantKind::Uniform:
+    return IntegerType::get(ctx, q.getCodeBits());
+  case QuantKind::Fp8E4M3:
+    return Float8E4M3FNType::get(ctx);
+  case QuantKind::None:
+    return BFloat16Type::get(ctx);
+  }
+  return {};
+}
+
 RotationAttr mlir::tq::toRotationAttr(MLIRContext *ctx,
                                       const tqc::RotationSpec &r) {
   if (r.kind == tqc::RotationKind::None)

@@ -54,6 +54,11 @@ struct SpecOverrides {
 };
 std::string applyOverrides(tqc::CacheSpec &spec, const SpecOverrides &o);
 
+/// The element type of the codes a quantizer produces: i<code bits> for
+/// lloyd_max and uniform, f8E4M3FN for fp8, bf16 for none. Shared by the
+/// quantize/dequantize verifiers and tq-expand-preset.
+Type codeElementType(QuantizerAttr q);
+
 // Attribute <-> numerics conversions.
 RotationAttr toRotationAttr(MLIRContext *ctx, const tqc::RotationSpec &r);
 QuantizerAttr toQuantizerAttr(MLIRContext *ctx, const tqc::QuantSpec &q,
