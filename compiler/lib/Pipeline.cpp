@@ -60,26 +60,35 @@ OwningOpRef<ModuleOp> buildRequestModule(MLIRContext &ctx,
 }
 
 namespace {
-void addPipeline(PassManager &pm) {
+void addPipeline(PassManager &pm, const CompileRequest &r) {
   pm.addPass(tq::createTQExpandPreset());
   pm.addPass(tq::createTQAssignLayout());
+  pm.addPass(tq::createTQAbsorbRotation());
+  pm.addPass(tq::createTQFoldNorm());
+  pm.addPass(tq::createTQFuse());
+  tq::TQPlanLaunchOptions plan;
+  plan.blockN = r.blockN;
+  plan.splits = r.splits;
+  plan.warps = r.warps;
+  pm.addPass(tq::createTQPlanLaunch(plan));
 }
 } // namespace
 
 std::vector<std::string> pipelinePassNames() {
   MLIRContext ctx;
   PassManager pm(&ctx);
-  addPipeline(pm);
+  addPipeline(pm, CompileRequest());
   std::vector<std::string> names;
   for (Pass &p : pm.getPasses())
     names.push_back(p.getArgument().str());
   return names;
 }
 
-LogicalResult runPipeline(ModuleOp module, const std::string &dumpAfter,
+LogicalResult runPipeline(ModuleOp module, const CompileRequest &request,
+                          const std::string &dumpAfter,
                           llvm::raw_ostream &dump) {
   PassManager pm(module.getContext());
-  addPipeline(pm);
+  addPipeline(pm, request);
   if (!dumpAfter.empty()) {
     pm.getContext()->disableMultithreading();
     pm.enableIRPrinting(

@@ -141,14 +141,21 @@ private:
             cache, slot);
       write(scaleField(isKey), qo.getParams()[0], cache, slot);
       if (q.qjl) {
-        // The sketch sees the residual of the (b-1)-bit reconstruction, in
-        // the rotated domain where the decode kernel works.
+        // The sketch sees the residual of the (b-1)-bit reconstruction in
+        // the original domain (numerics/quantize.h): the decode kernel
+        // projects the unrotated query with S once per query, so no key is
+        // ever un-rotated.
         QuantizerAttr mse = quantizerAttr(withoutQjl(q));
         Value approx = DequantizeOp::create(
             b, loc, f32Vec, qo.getCodes(), Value(),
             ValueRange{qo.getParams()[0]}, mse);
+        Value input = arith::ExtFOp::create(b, loc, f32Vec, x);
+        if (t.rotation.kind != tqc::RotationKind::None)
+          approx = RotateOp::create(b, loc, f32Vec, approx,
+                                    toRotationAttr(ctx, t.rotation),
+                                    /*inverse=*/true);
         auto sketch = QjlOp::create(
-            b, loc, VectorType::get({d}, b.getI1Type()), f32, xf, approx,
+            b, loc, VectorType::get({d}, b.getI1Type()), f32, input, approx,
             b.getI64IntegerAttr(int64_t(q.qjlSeed)));
         write(FieldKind::KeySigns,
               PackOp::create(b, loc, bytesType(d, 1), sketch.getSigns()),

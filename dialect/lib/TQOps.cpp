@@ -169,6 +169,18 @@ LogicalResult DequantizeOp::verify() {
     return emitOpError() << "has " << length(getSigns().getType())
                          << " signs for " << length(getResult().getType())
                          << " coordinates";
+  if (getUnscaled()) {
+    if (q.hasQjl() || (q.getKind() != QuantKind::LloydMax &&
+                       q.getKind() != QuantKind::Uniform))
+      return emitOpError() << "`unscaled` applies to lloyd_max and uniform "
+                              "quantizers without qjl, not "
+                           << stringifyQuantKind(q.getKind())
+                           << (q.hasQjl() ? " with qjl" : "");
+    if (!getParams().empty())
+      return emitOpError() << "is `unscaled` but takes "
+                           << getParams().size() << " scalars";
+    return success();
+  }
   int64_t expected = quantizeScalars(q) + (q.hasQjl() ? 1 : 0);
   if (int64_t(getParams().size()) != expected)
     return emitOpError() << "takes " << getParams().size()
@@ -260,7 +272,7 @@ LogicalResult AttentionOp::verifyRegions() {
 }
 
 LogicalResult KernelOp::verify() {
-  if (getBody().front().empty())
+  if (getKind() != KernelKind::Combine && getBody().front().empty())
     return emitOpError() << "@" << getSymName() << " has an empty body";
   return success();
 }

@@ -29,9 +29,9 @@ const char *const kArchs[] = {"sm_80",   "sm_86",  "sm_89",   "sm_90",
                               "sm_90a",  "sm_100", "sm_100a", "sm_120",
                               "sm_120a", "gfx90a", "gfx942",  "gfx950"};
 
-const char *const kFixedGridFactors[] = {"max_batch", "max_tokens",
+const char *const kFixedGridFactors[] = {"max_batch",    "max_tokens",
                                          "num_kv_heads", "num_q_heads",
-                                         "splits"};
+                                         "head_groups",  "splits"};
 const char *const kLengthGridFactors[] = {"seq_len", "max_seq_len",
                                           "num_tokens"};
 

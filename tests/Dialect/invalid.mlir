@@ -151,7 +151,7 @@ func.func private @f() attributes {l = #tq.launch<block_n = 64, splits = 1, warp
 
 // -----
 
-// expected-error @+1 {{grid factor 'batch' is unknown; accepted: max_batch, max_tokens, num_kv_heads, num_q_heads, splits, seq_len, max_seq_len, num_tokens, or an integer}}
+// expected-error @+1 {{grid factor 'batch' is unknown; accepted: max_batch, max_tokens, num_kv_heads, num_q_heads, head_groups, splits, seq_len, max_seq_len, num_tokens, or an integer}}
 func.func private @f() attributes {l = #tq.launch<block_n = 64, splits = 1, warps = 4, heads_per_cta = 1, grid = ["batch * 2"]>}
 
 // -----
@@ -478,4 +478,20 @@ func.func @f(%q: vector<128xbf16>, %c: !cache, %k: vector<128xf32>, %v: vector<6
 // expected-error @+1 {{'tq.kernel' op @k has an empty body}}
 tq.kernel @k store {
 ^bb0(%x: vector<128xbf16>):
+}
+
+// -----
+
+func.func @f(%c: vector<16xf8E4M3FN>) -> vector<16xf32> {
+  // expected-error @+1 {{'tq.dequantize' op `unscaled` applies to lloyd_max and uniform quantizers without qjl, not fp8_e4m3}}
+  %x = tq.dequantize unscaled #tq.quantizer<kind = fp8_e4m3, bits = 8> %c : vector<16xf8E4M3FN> -> vector<16xf32>
+  return %x : vector<16xf32>
+}
+
+// -----
+
+func.func @f(%c: vector<16xi4>, %s: f32) -> vector<16xf32> {
+  // expected-error @+1 {{'tq.dequantize' op is `unscaled` but takes 1 scalars}}
+  %x = tq.dequantize unscaled #tq.quantizer<kind = uniform, bits = 4> %c[%s] : vector<16xi4> -> vector<16xf32>
+  return %x : vector<16xf32>
 }

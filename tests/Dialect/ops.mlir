@@ -43,6 +43,8 @@ func.func @stages(%x: vector<128xbf16>, %cache: !cache, %slot: index) {
   %raw = tq.quantize #tq.quantizer<kind = none, bits = 16> %r : vector<128xf32> -> vector<128xbf16>
   // CHECK: tq.dequantize #tq.quantizer<kind = uniform, bits = 4> %{{.*}}[%{{.*}}, %{{.*}}] : vector<128xi4> -> vector<128xf32>
   %v = tq.dequantize #tq.quantizer<kind = uniform, bits = 4> %c4 [%scale, %zero] : vector<128xi4> -> vector<128xf32>
+  // CHECK: tq.dequantize unscaled #tq.quantizer<kind = uniform, bits = 4> %{{.*}} : vector<128xi4> -> vector<128xf32>
+  %vu = tq.dequantize unscaled #tq.quantizer<kind = uniform, bits = 4> %c4 : vector<128xi4> -> vector<128xf32>
   // CHECK: tq.dequantize #tq.quantizer<kind = fp8_e4m3, bits = 8> %{{.*}} : vector<128xf8E4M3FN> -> vector<128xf32>
   %f8d = tq.dequantize #tq.quantizer<kind = fp8_e4m3, bits = 8> %f8 : vector<128xf8E4M3FN> -> vector<128xf32>
   // CHECK: %[[A:.*]] = tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 2> %{{.*}}[%{{.*}}] : vector<128xi2> -> vector<128xf32>
@@ -112,4 +114,12 @@ tq.kernel @store_kernel store {
 ^bb0(%k: vector<128xbf16>):
   %k2 = tq.rotate #tq.rotation<kind = none> %k : vector<128xbf16> -> vector<128xf32>
 }
+}
+
+// A combine kernel may be empty: it only merges the splits.
+// CHECK: tq.kernel @combine_kernel combine {
+// CHECK-NEXT: ^bb0(%{{.*}}: vector<128xf32>):
+// CHECK-NEXT: }
+tq.kernel @combine_kernel combine {
+^bb0(%o: vector<128xf32>):
 }

@@ -89,7 +89,9 @@ tq.spec "bf16"
 // CHECK: tq.rotate #tq.rotation<kind = randomized_hadamard, seed = 22, rounds = 2>
 // CHECK: %[[KC:.*]], %[[KS:.*]] = tq.quantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, qjl = true, levels = [{{.*}}]> {{.*}} -> vector<128xi3>, f32
 // CHECK: %[[A:.*]] = tq.dequantize #tq.quantizer<kind = lloyd_max, bits = 3, norm_correction = true, levels = [{{.*}}]> %[[KC]][%[[KS]]]
-// CHECK: %[[Z:.*]], %[[G:.*]] = tq.qjl %{{.*}}, %[[A]] seed = 24
+// CHECK: %[[X:.*]] = arith.extf %arg0
+// CHECK: %[[AO:.*]] = tq.rotate inverse #tq.rotation<kind = randomized_hadamard, seed = 22, rounds = 2> %[[A]]
+// CHECK: %[[Z:.*]], %[[G:.*]] = tq.qjl %[[X]], %[[AO]] seed = 24
 // CHECK: tq.pack %[[Z]] : vector<128xi1> -> vector<16xi8>
 // CHECK: tq.cache_write key_signs
 // CHECK: tq.cache_write key_gamma %[[G]]

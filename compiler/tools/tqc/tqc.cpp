@@ -272,6 +272,7 @@ int main(int argc, char **argv) {
       &ctx, [](mlir::Diagnostic &d) { printDiagnostic(d); });
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
+  tqc::CompileRequest request = requestFromFlags();
   if (!inputFile.empty()) {
     std::string err;
     std::unique_ptr<MemoryBuffer> buffer =
@@ -284,7 +285,6 @@ int main(int argc, char **argv) {
     if (!module)
       return 1; // the diagnostic handler printed why
   } else {
-    tqc::CompileRequest request = requestFromFlags();
     std::string err = tqc::checkRequest(request);
     if (!err.empty())
       return fail(err);
@@ -293,7 +293,7 @@ int main(int argc, char **argv) {
 
   std::string dumped;
   raw_string_ostream dumpStream(dumped);
-  bool ok = mlir::succeeded(tqc::runPipeline(*module, dumpAfter, dumpStream));
+  bool ok = mlir::succeeded(tqc::runPipeline(*module, request, dumpAfter, dumpStream));
   outs() << dumped;
   if (!ok)
     return 1;

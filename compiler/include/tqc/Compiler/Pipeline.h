@@ -22,6 +22,10 @@ struct CompileRequest {
   int numKVHeads = 8;
   int blockSize = 16;
   mlir::tq::SpecOverrides overrides;
+  /// Launch-plan choices for tq-plan-launch (its built-in defaults).
+  int64_t blockN = 64;
+  int64_t splits = 8;
+  int64_t warps = 4;
 };
 
 /// Checks a request before any IR exists, so the CLI can answer with one
@@ -38,6 +42,7 @@ std::vector<std::string> pipelinePassNames();
 /// Runs the pipeline on a module holding one tq.spec. With a non-empty
 /// `dumpAfter`, prints the IR after that pass to `dump`.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module,
+                                const CompileRequest &request,
                                 const std::string &dumpAfter,
                                 llvm::raw_ostream &dump);
 

@@ -130,8 +130,12 @@ def TQ_DequantizeOp : TQ_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
     The inverse of `tq.quantize` given its scalars: `scale·c[idx]`
     (lloyd_max), `zero + scale·q` (uniform), a widening cast (fp8, bf16).
     With QJL the key also takes its `signs` and a second scalar `gamma`, and
-    reconstructs `scale·c[idx] + gamma·√(π/2)/D·Sᵀz`, whose inner product
-    with any query is the unbiased TurboQuant_prod estimate.
+    reconstructs, in the rotated domain, `scale·c[idx] + gamma·√(π/2)/D·R·Sᵀz`
+    (S acts on the original-domain residual, numerics/quantize.h), whose
+    inner product with a rotated query is the unbiased TurboQuant_prod
+    estimate. `unscaled` (set by tq-fold-norm) drops the scalars: the
+    result is `c[idx]` (lloyd_max) or the codes as floats (uniform), and the
+    scalars move to `tq.yield`.
 
     Example:
     ```mlir
@@ -141,10 +145,11 @@ def TQ_DequantizeOp : TQ_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins TQ_Vector:$codes, Optional<TQ_SignVector>:$signs,
-                       Variadic<F32>:$params, TQ_QuantizerAttr:$quantizer);
+                       Variadic<F32>:$params, TQ_QuantizerAttr:$quantizer,
+                       UnitAttr:$unscaled);
   let results = (outs TQ_F32Vector:$result);
   let assemblyFormat = [{
-    qualified($quantizer) $codes (`signs` $signs^)? (`[` $params^ `]`)?
+    (`unscaled` $unscaled^)? qualified($quantizer) $codes (`signs` $signs^)? (`[` $params^ `]`)?
     attr-dict `:` type($codes) (`,` type($signs)^)? `->` type($result)
   }];
   let hasVerifier = 1;
@@ -154,7 +159,10 @@ def TQ_QjlOp : TQ_Op<"qjl", [Pure, AllTypesMatch<["input", "approx"]>]> {
   let summary = "1-bit sign sketch of a quantization residual (QJL)";
   let description = [{
     With `r = input − approx`: `signs = sign(S·r)` (1 for positive) for the
-    D×D Gaussian matrix `S` drawn from `seed`, and `gamma = ‖r‖`. Added to
+    D×D Gaussian matrix `S` drawn from `seed`, and `gamma = ‖r‖`. The
+    residual is taken in the original (unrotated) domain, as the host
+    numerics do (numerics/quantize.h); decode then needs `S·q` of the
+    unrotated query, once per query. Added to
     a (b−1)-bit Lloyd-Max code it makes inner products unbiased
     (TurboQuant_prod).
 
@@ -311,7 +319,11 @@ def TQ_KernelOp : TQ_Op<"kernel", [Symbol, SingleBlock, NoTerminator,
     A region of stages that runs as one GPU kernel. The entry block's
     arguments are the kernel's per-work-item inputs; `launch` is the plan
     chosen by `tq-plan-launch`. The back end instantiates one device
-    template per kernel.
+    template per kernel. A `store` kernel writes one token-head; a `decode`
+    kernel computes one query head's attention over its split of the
+    tokens; a `combine` kernel merges the splits' partial outputs (its
+    block argument) and applies what follows the merge (the output's
+    un-rotation), so its body may be empty.
 
     Example:
     ```mlir

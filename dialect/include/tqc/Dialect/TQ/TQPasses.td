@@ -50,4 +50,100 @@ def TQAssignLayout : Pass<"tq-assign-layout", "::mlir::ModuleOp"> {
   }];
 }
 
+def TQAbsorbRotation : Pass<"tq-absorb-rotation", "::mlir::ModuleOp"> {
+  let summary = "run attention in the rotated domain";
+  let description = [{
+    Orthogonal rotations commute with inner products: `⟨q, Rᵀy⟩ = ⟨R·q, y⟩`
+    and `Σ p_t·Rᵀy_t = Rᵀ·Σ p_t·y_t`. So instead of un-rotating every key
+    and value it reads, attention rotates the query once (`tq.rotate` on
+    the query operand) and un-rotates its output once (`tq.rotate inverse`
+    on the result). Exact up to rounding.
+
+    Records the rotations as module attributes: `tq.query_rotation` (an
+    engine may fold it into W_Q) and `tq.output_rotation` (its transpose may
+    be folded into W_O), `#tq.rotation<kind = none>` when absent.
+
+    Before:
+    ```mlir
+    %o = tq.attention decode %q, %c {...} {
+    ^bb0(%t: index):
+      %k = tq.dequantize ... ; %kr = tq.rotate inverse #rk %k
+      %v = tq.dequantize ... ; %vr = tq.rotate inverse #rv %v
+      tq.yield key %kr value %vr
+    }
+    ```
+    After:
+    ```mlir
+    %qr = tq.rotate #rk %q
+    %a = tq.attention decode %qr, %c {...} {
+    ^bb0(%t: index):
+      %k = tq.dequantize ... ; %v = tq.dequantize ...
+      tq.yield key %k value %v
+    }
+    %o = tq.rotate inverse #rv %a
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def TQFoldNorm : Pass<"tq-fold-norm", "::mlir::ModuleOp"> {
+  let summary = "turn per-token norms and scales into scalars on scores";
+  let description = [{
+    A dequantized key `s·c[idx]` enters attention only through `⟨q, k⟩`,
+    so `s` can multiply the score instead of D coordinates; a value
+    `s·q + z` enters through `Σ p·v`, so `s` and `z` can multiply the
+    softmax weight (`Σ (p·s)·q + (Σ p·z)`). The pass rewrites each
+    scaled `tq.dequantize` in an attention body into its `unscaled` form
+    and moves the scalars to `tq.yield` (`key %c scale %s`, `value %q scale
+    %s bias %z`). QJL keys keep their scalars: their second term is not a
+    multiple of the first.
+  }];
+}
+
+def TQFuse : Pass<"tq-fuse", "::mlir::ModuleOp"> {
+  let summary = "group stages into store, decode and combine kernels";
+  let description = [{
+    Moves the store graph (K and V together: rotate, normalize, quantize,
+    pack, write) into one `tq.kernel @store store`, the decode graph (query
+    rotation and attention over one split of the tokens) into one
+    `tq.kernel @decode decode`, and what follows the merge of the splits'
+    partial results (the output's un-rotation) into `tq.kernel @combine
+    combine`. The functions they came from are erased: from here on the
+    module is the set of GPU kernels. Fails when a function is not one of
+    the stage graphs tq-expand-preset writes.
+  }];
+}
+
+def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
+  let summary = "choose each kernel's launch plan and check the fixed-grid rule";
+  let description = [{
+    Attaches a `#tq.launch` to every `tq.kernel` that has none: tokens per
+    tile (`block-n`), KV splits (`splits`), warps per CTA (`warps`), query
+    heads per CTA (the whole GQA group, at most 8), with grids written in
+    plan-time quantities only:
+      store   `[max_tokens, 1, 1]`
+      decode  `[head_groups, max_batch, splits]`
+      combine `[max_batch, num_q_heads, 1]`
+    With one split the combine kernel is erased and decode writes the
+    output itself (its un-rotation moves into decode).
+
+    Every plan, chosen here or written in the input, is checked: a grid
+    extent that names a sequence-length-dependent quantity (`seq_len`,
+    `max_seq_len`, `num_tokens`) is rejected, because a CUDA graph captured
+    once must serve every length; so are heads per CTA that do not divide
+    the GQA group, a tile that is not a multiple of 16 tokens, and splits
+    or warps outside their ranges.
+  }];
+  let options = [
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "tokens per decode tile (multiple of 16, 16..256)">,
+    Option<"splits", "splits", "int64_t", /*default=*/"8",
+           "KV splits per sequence (1..64)">,
+    Option<"warps", "warps", "int64_t", /*default=*/"4",
+           "warps per decode CTA (1..16)">,
+    Option<"maxHeadsPerCta", "max-heads-per-cta", "int64_t",
+           /*default=*/"8", "most query heads one decode CTA serves">,
+  ];
+}
+
 #endif // TQ_PASSES_TD

@@ -1,0 +1,121 @@
+//===- Fuse.cpp - Group the stage graphs into GPU kernels -----------------===//
+//
+// tq-expand-preset writes two functions: @store (one token-head's K and V
+// into the cache) and @decode (one query head over the cache). On the GPU
+// the store graph is one kernel; decode splits the tokens across CTAs, so it
+// becomes a decode kernel (everything up to and including the attention
+// over a split) and a combine kernel (the merge of the splits and whatever
+// the function does with the merged output: its un-rotation). Keeping K and
+// V in one store kernel reads the token's slot once and launches once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tqc/Dialect/TQ/TQPasses.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tq {
+#define GEN_PASS_DEF_TQFUSE
+#include "tqc/Dialect/TQ/TQPasses.h.inc"
+} // namespace mlir::tq
+
+using namespace mlir;
+using namespace mlir::tq;
+
+namespace {
+
+/// A kernel that takes over `func`'s body, without its return.
+KernelOp kernelFromFunc(func::FuncOp func, StringRef name, KernelKind kind) {
+  OpBuilder b(func);
+  auto kernel = KernelOp::create(b, func.getLoc(), b.getStringAttr(name),
+                                 kind, LaunchAttr());
+  kernel.getBody().takeBody(func.getBody());
+  Block &body = kernel.getBody().front();
+  if (!body.empty() && isa<func::ReturnOp>(body.back()))
+    body.back().erase();
+  return kernel;
+}
+
+struct FusePass : public tq::impl::TQFuseBase<FusePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp store, decode;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.getSymName() == "store")
+        store = func;
+      else if (func.getSymName() == "decode")
+        decode = func;
+      else {
+        func.emitOpError() << "@" << func.getSymName()
+                           << " is not a stage graph tq-fuse knows; "
+                              "accepted: @store, @decode";
+        return signalPassFailure();
+      }
+    }
+    if (!store || !decode) {
+      module.emitError() << "tq-fuse needs both @store and @decode; missing @"
+                         << (store ? "decode" : "store")
+                         << " (run tq-expand-preset first)";
+      return signalPassFailure();
+    }
+    if (failed(fuseDecode(decode)))
+      return signalPassFailure();
+    kernelFromFunc(store, "store", KernelKind::Store);
+    store.erase();
+  }
+
+  /// @decode → tq.kernel @decode (up to the attention) + tq.kernel @combine
+  /// (after it).
+  LogicalResult fuseDecode(func::FuncOp decode) {
+    SmallVector<AttentionOp> atts(decode.getOps<AttentionOp>());
+    if (atts.size() != 1)
+      return decode.emitOpError()
+             << "@decode must hold exactly one tq.attention, found "
+             << atts.size();
+    AttentionOp att = atts.front();
+    if (att.getMode() != AttentionMode::Decode)
+      return att.emitOpError() << "tq-fuse builds decode kernels; extend "
+                                  "attention is not supported yet";
+    auto ret = cast<func::ReturnOp>(decode.getBody().front().getTerminator());
+    if (ret.getNumOperands() != 1)
+      return ret.emitOpError() << "@decode must return the attention output";
+
+    // The tail after the attention becomes the combine kernel's body; it
+    // may only depend on the attention's output.
+    SmallVector<Operation *> tail;
+    for (Operation *op = att->getNextNode(); op != ret; op = op->getNextNode())
+      tail.push_back(op);
+    llvm::SmallPtrSet<Operation *, 8> inTail(tail.begin(), tail.end());
+    for (Operation *op : tail)
+      for (Value v : op->getOperands())
+        if (v != att.getResult() && !inTail.contains(v.getDefiningOp()))
+          return op->emitOpError()
+                 << "after the attention may only use its output; the "
+                    "combine kernel cannot see "
+                 << v;
+
+    OpBuilder b(decode);
+    auto combine = KernelOp::create(b, decode.getLoc(),
+                                    b.getStringAttr("combine"),
+                                    KernelKind::Combine, LaunchAttr());
+    Block *body = new Block();
+    combine.getBody().push_back(body);
+    Value merged = body->addArgument(att.getType(), att.getLoc());
+    IRMapping map;
+    map.map(att.getResult(), merged);
+    b.setInsertionPointToEnd(body);
+    for (Operation *op : tail)
+      b.clone(*op, map);
+    ret->erase();
+    for (Operation *op : llvm::reverse(tail))
+      op->erase();
+
+    KernelOp kernel = kernelFromFunc(decode, "decode", KernelKind::Decode);
+    kernel->moveBefore(combine);
+    decode.erase();
+    return success();
+  }
+};
+
+} // namespace

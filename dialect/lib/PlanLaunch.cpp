@@ -1,0 +1,176 @@
+//===- PlanLaunch.cpp - Launch plans under the fixed-grid rule ------------===//
+//
+// Engines capture one CUDA graph per batch bucket and replay it while every
+// sequence grows, so a kernel's grid may only depend on values fixed at
+// capture time. This pass gives every kernel a plan (built-in defaults or
+// the pass options; the autotuner will supply them later) and rejects any
+// plan, chosen here or written by hand, that breaks the rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tqc/Dialect/TQ/TQPasses.h"
+#include "tqc/Dialect/TQ/TQSpec.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tq {
+#define GEN_PASS_DEF_TQPLANLAUNCH
+#include "tqc/Dialect/TQ/TQPasses.h.inc"
+} // namespace mlir::tq
+
+using namespace mlir;
+using namespace mlir::tq;
+
+namespace {
+
+int64_t specInt(ModuleOp m, StringRef name) {
+  auto spec = m->getAttrOfType<DictionaryAttr>("tq.spec");
+  if (!spec)
+    return -1;
+  auto v = spec.getAs<IntegerAttr>(name);
+  return v ? v.getInt() : -1;
+}
+
+ArrayAttr gridAttr(Builder &b, ArrayRef<StringRef> extents) {
+  SmallVector<Attribute> dims;
+  for (StringRef e : extents)
+    dims.push_back(b.getStringAttr(e));
+  return b.getArrayAttr(dims);
+}
+
+struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t hq = specInt(module, "num_q_heads");
+    int64_t hkv = specInt(module, "num_kv_heads");
+    if (hq < 1 || hkv < 1 || hq % hkv) {
+      module.emitError() << "tq-plan-launch needs the module's tq.spec with "
+                            "num_q_heads a multiple of num_kv_heads (run "
+                            "tq-expand-preset first)";
+      return signalPassFailure();
+    }
+    int64_t group = hq / hkv;
+    if (failed(checkOptions()))
+      return signalPassFailure();
+
+    Builder b(&getContext());
+    KernelOp decode, combine;
+    for (KernelOp k : module.getOps<KernelOp>()) {
+      if (!k.getLaunchAttr())
+        k.setLaunchAttr(defaultPlan(b, k.getKind(), group));
+      if (failed(checkPlan(k, group)))
+        return signalPassFailure();
+      if (k.getKind() == KernelKind::Decode)
+        decode = k;
+      if (k.getKind() == KernelKind::Combine)
+        combine = k;
+    }
+    if (decode && combine && decode.getLaunchAttr().getSplits() == 1)
+      if (failed(foldCombineIntoDecode(decode, combine)))
+        return signalPassFailure();
+  }
+
+  LogicalResult checkOptions() {
+    ModuleOp m = getOperation();
+    if (blockN < 16 || blockN > 256 || blockN % 16)
+      return m.emitError() << "block-n " << int64_t(blockN)
+                           << " is not supported; accepted: a multiple of "
+                              "16 in 16..256";
+    if (splits < 1 || splits > 64)
+      return m.emitError() << "splits " << int64_t(splits)
+                           << " is out of range; accepted: 1..64";
+    if (warps < 1 || warps > 16)
+      return m.emitError() << "warps " << int64_t(warps)
+                           << " is out of range; accepted: 1..16";
+    if (maxHeadsPerCta < 1 || maxHeadsPerCta > 8)
+      return m.emitError() << "max-heads-per-cta " << int64_t(maxHeadsPerCta)
+                           << " is out of range; accepted: 1..8";
+    return success();
+  }
+
+  /// The largest divisor of the GQA group that one CTA can hold.
+  int64_t headsPerCta(int64_t group) {
+    int64_t h = std::min<int64_t>(group, maxHeadsPerCta);
+    while (group % h)
+      --h;
+    return h;
+  }
+
+  LaunchAttr defaultPlan(Builder &b, KernelKind kind, int64_t group) {
+    MLIRContext *ctx = b.getContext();
+    int64_t heads = headsPerCta(group);
+    switch (kind) {
+    case KernelKind::Store:
+      // One CTA per token; its warps take the KV heads in turn.
+      return LaunchAttr::get(ctx, /*block_n=*/1, /*splits=*/1, /*warps=*/4,
+                             /*heads_per_cta=*/1, /*stages=*/1,
+                             gridAttr(b, {"max_tokens", "1", "1"}));
+    case KernelKind::Decode:
+      return LaunchAttr::get(ctx, blockN, splits, warps, heads, /*stages=*/2,
+                             gridAttr(b, {"head_groups", "max_batch",
+                                          "splits"}));
+    case KernelKind::Combine:
+      return LaunchAttr::get(ctx, /*block_n=*/1, splits, warps, heads,
+                             /*stages=*/1,
+                             gridAttr(b, {"max_batch", "num_q_heads", "1"}));
+    case KernelKind::Extend:
+      break;
+    }
+    return {};
+  }
+
+  LogicalResult checkPlan(KernelOp k, int64_t group) {
+    LaunchAttr plan = k.getLaunchAttr();
+    if (!plan)
+      return k.emitOpError() << "@" << k.getSymName()
+                             << ": no built-in plan for a "
+                             << stringifyKernelKind(k.getKind()) << " kernel";
+    for (auto [i, dim] : llvm::enumerate(plan.getGrid())) {
+      SmallVector<StringRef> factors;
+      cast<StringAttr>(dim).getValue().split(factors, '*');
+      for (StringRef f : factors)
+        if (isLengthDependentGridFactor(f.trim()))
+          return k.emitOpError()
+                 << "@" << k.getSymName() << ": grid extent " << i << " '"
+                 << cast<StringAttr>(dim).getValue()
+                 << "' depends on sequence lengths ('" << f.trim()
+                 << "'); a CUDA graph captured once must serve every "
+                    "length, so grids may only use max_batch, max_tokens, "
+                    "num_q_heads, num_kv_heads, head_groups, splits and "
+                    "integers";
+    }
+    if (k.getKind() == KernelKind::Decode) {
+      if (group % plan.getHeadsPerCta())
+        return k.emitOpError() << "@" << k.getSymName() << ": heads_per_cta "
+                               << plan.getHeadsPerCta()
+                               << " does not divide the GQA group of "
+                               << group << " query heads";
+      if (plan.getBlockN() < 16 || plan.getBlockN() % 16)
+        return k.emitOpError() << "@" << k.getSymName() << ": block_n "
+                               << plan.getBlockN()
+                               << " is not a multiple of 16 tokens";
+    }
+    return success();
+  }
+
+  /// With one split there is nothing to merge: decode writes the output and
+  /// applies the combine kernel's tail itself.
+  LogicalResult foldCombineIntoDecode(KernelOp decode, KernelOp combine) {
+    SmallVector<AttentionOp> atts(decode.getBody().getOps<AttentionOp>());
+    if (atts.size() != 1)
+      return decode.emitOpError() << "@" << decode.getSymName()
+                                  << " must hold exactly one tq.attention";
+    Block &tail = combine.getBody().front();
+    IRMapping map;
+    map.map(tail.getArgument(0), atts.front().getResult());
+    auto b = OpBuilder::atBlockEnd(&decode.getBody().front());
+    for (Operation &op : tail)
+      b.clone(op, map);
+    combine.erase();
+    return success();
+  }
+};
+
+} // namespace

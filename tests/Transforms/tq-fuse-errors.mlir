@@ -1,0 +1,30 @@
+// RUN: tqc-opt %s -split-input-file -tq-fuse -verify-diagnostics
+
+// expected-error @+1 {{tq-fuse needs both @store and @decode; missing @decode (run tq-expand-preset first)}}
+module {
+  func.func @store() {
+    return
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'func.func' op @helper is not a stage graph tq-fuse knows; accepted: @store, @decode}}
+  func.func @helper() {
+    return
+  }
+}
+
+// -----
+
+!cache = !tq.cache<head_dim = 16, num_kv_heads = 2, block_size = 16>
+module {
+  func.func @store() {
+    return
+  }
+  // expected-error @+1 {{'func.func' op @decode must hold exactly one tq.attention, found 0}}
+  func.func @decode(%q: vector<16xf32>) -> vector<16xf32> {
+    return %q : vector<16xf32>
+  }
+}
