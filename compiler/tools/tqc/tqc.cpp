@@ -10,6 +10,7 @@
 
 #include "tqc/Compiler/Pipeline.h"
 #include "tqc/Compiler/Registration.h"
+#include "tqc/Compiler/Bundle.h"
 #include "tqc/Compiler/Summary.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -84,10 +85,21 @@ cl::opt<long long> seed("seed", cl::desc("seed of the rotations and sketch"),
                         cl::cat(tqcCategory));
 cl::opt<std::string> layout("layout", cl::desc("cache layout: native, vllm"),
                             cl::cat(tqcCategory));
-cl::opt<std::string> emit("emit", cl::init("summary"),
-                          cl::desc("what to produce: summary (stage IR and "
-                                   "layout), mlir (stage IR only)"),
-                          cl::cat(tqcCategory));
+cl::opt<std::string> emit(
+    "emit", cl::init("bundle"),
+    cl::desc("what to produce: bundle (directory: manifest, PTX, cubin, C "
+             "header; the default), cubin, ptx, cuda (generated source), "
+             "mlir (fused IR), summary (IR and cache layout)"),
+    cl::cat(tqcCategory));
+cl::opt<int> planBlockN("block-n", cl::init(64),
+                        cl::desc("tokens per decode tile (multiple of 16)"),
+                        cl::cat(tqcCategory));
+cl::opt<int> planSplits("splits", cl::init(8),
+                        cl::desc("KV splits per sequence (1..64)"),
+                        cl::cat(tqcCategory));
+cl::opt<int> planWarps("warps", cl::init(4),
+                       cl::desc("warps per decode CTA (1..16)"),
+                       cl::cat(tqcCategory));
 cl::opt<std::string> dumpAfter("dump-after",
                                cl::desc("print the IR after this pass"),
                                cl::value_desc("pass"), cl::cat(tqcCategory));
@@ -212,11 +224,15 @@ tqc::CompileRequest requestFromFlags() {
   if (layout.getNumOccurrences())
     o.layout = layout;
   o.qjl = qjl;
+  r.blockN = planBlockN;
+  r.splits = planSplits;
+  r.warps = planWarps;
   return r;
 }
 
 /// Writes `text` to `dir/name`, creating the directory.
-bool writeFile(StringRef dir, StringRef name, StringRef text) {
+bool writeFile(StringRef dir, StringRef name, StringRef text,
+               bool announce = true) {
   if (std::error_code ec = sys::fs::create_directories(dir)) {
     fail("cannot create directory '" + dir + "': " + ec.message());
     return false;
@@ -231,8 +247,27 @@ bool writeFile(StringRef dir, StringRef name, StringRef text) {
   }
   out.os() << text;
   out.keep();
-  outs() << "wrote " << path << " (" << text.size() << " bytes)\n";
+  if (announce)
+    outs() << "wrote " << path << " (" << text.size() << " bytes)\n";
   return true;
+}
+
+/// The kernels' resource report, one line each.
+void printKernels(const std::vector<tqc::KernelEntry> &kernels,
+                  const tqc::CudaBuild &build) {
+  outs() << "kernels:\n";
+  for (const tqc::KernelEntry &k : kernels) {
+    auto it = build.resources.find(k.symbol);
+    outs() << format("  %-16s %-8s block %4d  grid [%s]", k.symbol.c_str(),
+                     k.kind.c_str(), k.blockThreads,
+                     join(k.grid, ", ").c_str());
+    if (it != build.resources.end())
+      outs() << format("  %3d regs, %5d B smem, %d B stack, %d B spill",
+                       it->second.registers, it->second.sharedBytes,
+                       it->second.stackBytes,
+                       it->second.spillStoreBytes + it->second.spillLoadBytes);
+    outs() << "\n";
+  }
 }
 
 } // namespace
@@ -255,9 +290,17 @@ int main(int argc, char **argv) {
   if (listPresets)
     return printPresets();
 
-  const char *emits[] = {"summary", "mlir"};
+  const char *emits[] = {"bundle", "cubin", "ptx", "cuda", "mlir", "summary"};
   if (!is_contained(emits, StringRef(emit)))
-    return fail("unknown --emit '" + emit + "'; accepted: summary, mlir");
+    return fail("unknown --emit '" + emit +
+                "'; accepted: bundle, cubin, ptx, cuda, mlir, summary");
+  bool backEnd = emit != "mlir" && emit != "summary";
+  if (backEnd && inputFile.empty() && mlir::tq::isSupportedArch(arch) &&
+      !tqc::isNvidiaArch(arch))
+    return fail("--emit=" + emit + " needs an NVIDIA arch (sm_80, sm_86, "
+                "sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120, sm_120a); '" +
+                arch + "' has no CUDA back end (the AMD HSACO back end is not "
+                "implemented yet; --emit=mlir and --emit=summary work for it)");
   std::vector<std::string> passes = tqc::pipelinePassNames();
   if (!dumpAfter.empty() && !is_contained(passes, dumpAfter))
     return fail("unknown pass '" + dumpAfter +
@@ -290,6 +333,9 @@ int main(int argc, char **argv) {
       return fail(err);
     module = tqc::buildRequestModule(ctx, request);
   }
+  if ((emit == "bundle" || emit == "cubin") && outputDir.empty())
+    return fail("--emit=" + emit + " writes files: give the output directory "
+                "with -o DIR (or print with --emit=summary, mlir, cuda, ptx)");
 
   std::string dumped;
   raw_string_ostream dumpStream(dumped);
@@ -303,18 +349,86 @@ int main(int argc, char **argv) {
   module->print(irStream);
   tqc::printLayoutSummary(*module, summaryStream);
 
-  if (!outputDir.empty()) {
-    if (!writeFile(outputDir, "kernels.mlir", ir))
-      return 1;
-    if (emit == "summary" && !writeFile(outputDir, "layout.txt", summary))
-      return 1;
+  if (emit == "mlir" || emit == "summary") {
+    if (!outputDir.empty()) {
+      if (!writeFile(outputDir, "kernels.mlir", ir) ||
+          (emit == "summary" && !writeFile(outputDir, "layout.txt", summary)))
+        return 1;
+      if (emit == "summary")
+        outs() << "\n" << ir << "\n" << summary;
+      return 0;
+    }
+    if (dumpAfter.empty() || emit == "mlir")
+      outs() << ir;
     if (emit == "summary")
-      outs() << "\n" << ir << "\n" << summary;
+      outs() << "\n" << summary;
     return 0;
   }
-  if (dumpAfter.empty() || emit == "mlir")
-    outs() << ir;
-  if (emit == "summary")
-    outs() << "\n" << summary;
+
+  // The CUDA back end: cuda, ptx, cubin, bundle.
+  mlir::FailureOr<tqc::KernelConfig> config =
+      tqc::extractKernelConfig(*module);
+  if (failed(config))
+    return 1;
+  std::string source = tqc::emitCudaSource(*config, TQC_VERSION);
+  if (emit == "cuda") {
+    if (outputDir.empty()) {
+      outs() << source;
+      return 0;
+    }
+    return writeFile(outputDir, "kernels.cu", source) ? 0 : 1;
+  }
+  tqc::CudaBuild build =
+      tqc::buildCuda(source, config->arch, /*ptxOnly=*/emit == "ptx");
+  if (!build.error.empty())
+    return fail(build.error);
+  if (emit == "ptx") {
+    if (outputDir.empty()) {
+      outs() << build.ptx;
+      return 0;
+    }
+    return writeFile(outputDir, "kernels.ptx", build.ptx) ? 0 : 1;
+  }
+  StringRef cubin(build.cubin.data(), build.cubin.size());
+  std::vector<tqc::KernelEntry> kernels = tqc::kernelEntries(*config);
+  if (emit == "cubin") {
+    if (!writeFile(outputDir, "kernels.cubin", cubin))
+      return 1;
+    printKernels(kernels, build);
+    return 0;
+  }
+
+  std::string manifest = tqc::manifestJson(*config, build, TQC_VERSION);
+  std::string header = tqc::bundleHeader(manifest, build.cubin, build.ptx);
+  struct Out {
+    const char *name;
+    StringRef text;
+  } files[] = {{"manifest.json", manifest}, {"kernels.cu", source},
+               {"kernels.ptx", build.ptx},  {"kernels.cubin", cubin},
+               {"tqc_bundle.h", header},    {"kernels.mlir", ir},
+               {"layout.txt", summary}};
+  outs() << "tqc " << TQC_VERSION << ": bundle for preset "
+         << config->preset << ", head_dim " << config->headDim << ", "
+         << config->numQHeads << "/" << config->numKVHeads << " heads, "
+         << config->arch << " -> " << outputDir << "/\n";
+  for (const Out &f : files) {
+    if (!writeFile(outputDir, f.name, f.text, /*announce=*/false))
+      return 1;
+    outs() << format("  %-14s %9zu bytes\n", f.name, f.text.size());
+  }
+  printKernels(kernels, build);
+  const tqc::Layout &l = config->layout;
+  outs() << format("cache: uint8[num_blocks, %d, %lld] (%s layout), %lld "
+                   "bytes per token-head (bf16: %d, %.2fx smaller)\n",
+                   l.numKVHeads, (long long)l.regionBytes,
+                   tqc::toString(l.kind), (long long)l.bytesPerTokenHead(),
+                   4 * config->headDim,
+                   4.0 * config->headDim / double(l.bytesPerTokenHead()));
+  outs() << format("plan: BLOCK_N %lld, %lld splits, %lld warps, %lld query "
+                   "heads per CTA (built-in defaults)\n",
+                   (long long)config->decode.blockN,
+                   (long long)config->decode.splits,
+                   (long long)config->decode.warps,
+                   (long long)config->decode.headsPerCta);
   return 0;
 }

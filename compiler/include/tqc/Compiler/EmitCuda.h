@@ -1,0 +1,33 @@
+//===- EmitCuda.h - The generated CUDA translation unit --------*- C++ -*-===//
+#ifndef TQC_COMPILER_EMITCUDA_H
+#define TQC_COMPILER_EMITCUDA_H
+
+#include "tqc/Compiler/KernelConfig.h"
+
+#include <string>
+#include <vector>
+
+namespace tqc {
+
+/// One kernel of a bundle, as the runtime launches it.
+struct KernelEntry {
+  std::string name;   ///< store_bf16, decode_f16, ...
+  std::string kind;   ///< store, decode, combine
+  std::string dtype;  ///< bf16, f16: keys/values/queries/outputs
+  std::string symbol; ///< extern "C" name in the image
+  std::string args;   ///< the abi.h struct it takes
+  int blockThreads = 0;
+  std::vector<std::string> grid;
+};
+
+/// The kernels a configuration produces, in launch order per dtype.
+std::vector<KernelEntry> kernelEntries(const KernelConfig &c);
+
+/// The translation unit of templates/README.md: specialization constants,
+/// the TqSpec struct, the template includes and one extern "C" entry point
+/// per kernel.
+std::string emitCudaSource(const KernelConfig &c, const std::string &version);
+
+} // namespace tqc
+
+#endif // TQC_COMPILER_EMITCUDA_H

@@ -1,0 +1,56 @@
+//===- KernelConfig.h - What the back end instantiates ---------*- C++ -*-===//
+//
+// The fused module (after tq-plan-launch) read back into plain values: each
+// tensor's recipe, the cache layout, and the kernels' launch plans. The CUDA
+// emitter and the bundle writer work from this, and extraction is where the
+// back end checks that the IR is something its templates implement, with an
+// error on the offending op when it is not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TQC_COMPILER_KERNELCONFIG_H
+#define TQC_COMPILER_KERNELCONFIG_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "tqc/numerics/layout.h"
+#include "tqc/numerics/spec.h"
+
+#include <string>
+#include <vector>
+
+namespace tqc {
+
+/// One of K or V as the store kernel writes it.
+struct TensorConfig {
+  QuantSpec quant;          ///< kind, bits, norm correction, dist, qjl + seed
+  RotationSpec rotation;    ///< None when the tensor is stored unrotated
+  std::vector<double> levels; ///< Lloyd-Max levels (codeBits() of them)
+};
+
+struct LaunchConfig {
+  bool present = false;
+  int64_t blockN = 0, splits = 1, warps = 4, headsPerCta = 1, stages = 1;
+  std::vector<std::string> grid; ///< three extents (formulas)
+};
+
+struct KernelConfig {
+  std::string arch, preset;
+  int headDim = 0, numQHeads = 0, numKVHeads = 0, blockSize = 0;
+  double softmaxScale = 0;
+  Layout layout;
+  TensorConfig key, value;
+  /// The rotation the decode kernel applies to queries (= the key's) and the
+  /// one it undoes on outputs (= the value's); None when absent.
+  RotationSpec queryRotation, outputRotation;
+  LaunchConfig store, decode, combine; ///< combine.present only if splits > 1
+
+  int gqaRatio() const { return numQHeads / numKVHeads; }
+};
+
+/// Reads a module that went through the whole pipeline. Emits an error on the
+/// op that the back end cannot instantiate and fails.
+mlir::FailureOr<KernelConfig> extractKernelConfig(mlir::ModuleOp module);
+
+} // namespace tqc
+
+#endif // TQC_COMPILER_KERNELCONFIG_H

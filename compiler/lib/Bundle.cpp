@@ -1,0 +1,181 @@
+//===- Bundle.cpp - The manifest and the embedding C header ---------------===//
+//
+// The manifest is the contract with engines and the runtime
+// (docs/MANIFEST.md): everything needed to allocate the cache and launch
+// the kernels, without reading tqc's sources.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tqc/Compiler/Bundle.h"
+
+#include "tqc/numerics/layout.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+using json = nlohmann::ordered_json;
+
+namespace tqc {
+namespace {
+
+std::string hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)v);
+  return buf;
+}
+
+json rotationJson(const RotationSpec &r) {
+  json j;
+  j["kind"] = toString(r.kind);
+  if (r.kind == RotationKind::RandomizedHadamard ||
+      r.kind == RotationKind::DenseHaar) {
+    j["seed"] = hex64(r.seed);
+    j["rounds"] = r.rounds;
+  }
+  return j;
+}
+
+json tensorJson(const TensorConfig &t) {
+  json j;
+  j["quant"] = toString(t.quant.kind);
+  j["bits"] = t.quant.bits;
+  j["code_bits"] = t.quant.codeBits();
+  j["norm_correction"] = t.quant.normCorrect;
+  j["qjl"] = t.quant.qjl;
+  if (t.quant.qjl)
+    j["qjl_seed"] = hex64(t.quant.qjlSeed);
+  if (t.quant.kind == QuantKind::LloydMax) {
+    j["dist"] = toString(t.quant.dist);
+    j["codebook"] = t.levels;
+  }
+  j["rotation"] = rotationJson(t.rotation);
+  return j;
+}
+
+json layoutJson(const KernelConfig &c) {
+  const Layout &l = c.layout;
+  json j;
+  j["kind"] = toString(l.kind);
+  j["dtype"] = "uint8";
+  json shape = json::array();
+  shape.push_back("num_blocks");
+  std::vector<int64_t> dims = l.shape(1);
+  for (size_t i = 1; i < dims.size(); ++i)
+    shape.push_back(dims[i]);
+  j["shape"] = shape;
+  j["block_stride"] = l.blockStride;
+  j["head_stride"] = l.headStride;
+  j["region_bytes"] = l.regionBytes;
+  j["bytes_per_token_head"] = l.bytesPerTokenHead();
+  j["alignment"] = l.alignment;
+  json fields = json::array();
+  for (const Field &f : l.fields)
+    fields.push_back({{"name", toString(f.kind)},
+                      {"dtype", toString(f.dtype)},
+                      {"bytes", f.bytes},
+                      {"offset", f.offset},
+                      {"token_stride", f.tokenStride}});
+  j["fields"] = fields;
+  return j;
+}
+
+} // namespace
+
+std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
+                         const std::string &version) {
+  json m;
+  m["schema"] = "tqc.bundle";
+  m["schema_version"] = kManifestSchemaVersion;
+  m["abi_version"] = 1; // TQ_ABI_VERSION in templates/tq/abi.h
+  m["generator"] = {{"tqc", version},
+                    {"nvrtc", nvrtcVersion()},
+                    {"nvjitlink", nvJitLinkVersion()}};
+  m["target"] = {{"arch", c.arch},
+                 {"vendor", "nvidia"},
+                 {"image", "kernels.cubin"},
+                 {"ptx", "kernels.ptx"},
+                 {"source", "kernels.cu"}};
+  json spec;
+  spec["preset"] = c.preset;
+  spec["head_dim"] = c.headDim;
+  spec["num_q_heads"] = c.numQHeads;
+  spec["num_kv_heads"] = c.numKVHeads;
+  spec["block_size"] = c.blockSize;
+  spec["gqa_ratio"] = c.gqaRatio();
+  spec["softmax_scale"] = c.softmaxScale;
+  spec["key"] = tensorJson(c.key);
+  spec["value"] = tensorJson(c.value);
+  m["spec"] = spec;
+  m["layout"] = layoutJson(c);
+  m["rotations"] = {{"query", rotationJson(c.queryRotation)},
+                    {"output", rotationJson(c.outputRotation)}};
+  m["plan"] = {{"block_n", c.decode.blockN},
+               {"splits", c.decode.splits},
+               {"warps", c.decode.warps},
+               {"heads_per_cta", c.decode.headsPerCta},
+               {"stages", c.decode.stages},
+               {"source", "defaults"}};
+  m["workspace"] = {
+      {"floats_per_batch_row",
+       c.decode.splits > 1
+           ? int64_t(c.numQHeads) * c.decode.splits * (c.headDim + 2)
+           : 0}};
+  json kernels = json::array();
+  for (const KernelEntry &e : kernelEntries(c)) {
+    json k;
+    k["name"] = e.name;
+    k["kind"] = e.kind;
+    k["dtype"] = e.dtype;
+    k["symbol"] = e.symbol;
+    k["args"] = e.args;
+    k["args_bytes"] = e.args == "tq_store_args" ? 72 : 96;
+    k["block"] = {e.blockThreads, 1, 1};
+    k["grid"] = e.grid;
+    auto it = build.resources.find(e.symbol);
+    if (it != build.resources.end()) {
+      const KernelResources &r = it->second;
+      k["shared_bytes"] = r.sharedBytes;
+      k["registers"] = r.registers;
+      k["stack_bytes"] = r.stackBytes;
+      k["spill_bytes"] = r.spillStoreBytes + r.spillLoadBytes;
+      k["local_bytes"] = r.localBytes;
+    } else {
+      k["shared_bytes"] = 0;
+    }
+    kernels.push_back(k);
+  }
+  m["kernels"] = kernels;
+  return m.dump(2) + "\n";
+}
+
+std::string bundleHeader(const std::string &manifest,
+                         const std::vector<char> &cubin,
+                         const std::string &ptx) {
+  std::string out =
+      "/* Generated by tqc: a bundle embedded for engines that compile the\n"
+      " * kernels in (tqrt_bundle_load_memory). Do not edit. */\n"
+      "#ifndef TQC_BUNDLE_H\n#define TQC_BUNDLE_H\n#include <stddef.h>\n\n";
+  auto array = [&](const char *name, const char *data, size_t size) {
+    out += std::string("static const unsigned char ") + name + "[" +
+           std::to_string(size + 1) + "] = {";
+    char buf[8];
+    for (size_t i = 0; i < size; ++i) {
+      if (i % 16 == 0)
+        out += "\n ";
+      std::snprintf(buf, sizeof(buf), " %u,", unsigned((unsigned char)data[i]));
+      out += buf;
+    }
+    // A trailing NUL, so the manifest and the PTX are also C strings.
+    out += "\n  0};\nstatic const size_t " + std::string(name) + "_len = " +
+           std::to_string(size) + ";\n\n";
+  };
+  array("tqc_bundle_manifest", manifest.data(), manifest.size());
+  array("tqc_bundle_image", cubin.data(), cubin.size());
+  array("tqc_bundle_ptx", ptx.data(), ptx.size());
+  out += "#endif /* TQC_BUNDLE_H */\n";
+  return out;
+}
+
+} // namespace tqc

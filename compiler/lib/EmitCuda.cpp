@@ -1,0 +1,222 @@
+//===- EmitCuda.cpp - Instantiate the CUDA templates for one recipe -------===//
+//
+// Everything that varies per bundle is a compile-time constant of the
+// generated translation unit: codebook levels, rotation sign masks, the QJL
+// matrix, field offsets and the launch plan. The device code in templates/
+// is fixed; NVRTC specializes it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tqc/Compiler/EmitCuda.h"
+
+#include "tqc/numerics/rotation.h"
+#include "tqc/numerics/sketch.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tqc {
+namespace {
+
+const char *quantMacro(QuantKind k) {
+  switch (k) {
+  case QuantKind::None: return "TQ_QUANT_NONE";
+  case QuantKind::LloydMax: return "TQ_QUANT_LLOYD_MAX";
+  case QuantKind::Uniform: return "TQ_QUANT_UNIFORM";
+  case QuantKind::Fp8E4M3: return "TQ_QUANT_FP8";
+  }
+  return "TQ_QUANT_NONE";
+}
+
+bool isRotated(const TensorConfig &t) {
+  return t.rotation.kind != RotationKind::None;
+}
+
+/// A float literal that round-trips exactly through float.
+std::string floatLiteral(double v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%.9g", float(v));
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s + "f";
+}
+
+/// Sign masks of a rotation, rounds × {D1, D2} × D/32 words (rotation.h):
+/// bit j%32 of word j/32 is set where the sign is −1. All zero for a plain
+/// Hadamard.
+std::vector<uint32_t> signMasks(const RotationSpec &r, int d) {
+  std::vector<uint32_t> words;
+  if (r.kind == RotationKind::PlainHadamard) {
+    words.assign(size_t(2 * d / 32), 0u);
+    return words;
+  }
+  RandomizedHadamard h(d, r.seed, r.rounds);
+  for (int i = 0; i < h.rounds(); ++i)
+    for (const std::vector<int8_t> *s : {&h.signs1(i), &h.signs2(i)}) {
+      std::vector<uint32_t> m = packSignMask(*s);
+      words.insert(words.end(), m.begin(), m.end());
+    }
+  return words;
+}
+
+void emitArray(llvm::raw_ostream &os, const char *decl, const char *name,
+               const std::vector<std::string> &items, int perLine) {
+  os << decl << " " << name << "[" << items.size() << "] = {";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i % perLine == 0)
+      os << "\n   ";
+    os << " " << items[i] << (i + 1 < items.size() ? "," : "");
+  }
+  os << "\n};\n";
+}
+
+void emitTensorConstants(llvm::raw_ostream &os, const TensorConfig &t,
+                         const char *prefix, int d) {
+  if (t.quant.kind == QuantKind::LloydMax) {
+    std::vector<std::string> items;
+    for (double l : t.levels)
+      items.push_back(floatLiteral(l));
+    emitArray(os, "__constant__ float", (std::string("tq_") + prefix + "_levels").c_str(),
+              items, 4);
+  }
+  if (isRotated(t)) {
+    std::vector<std::string> items;
+    for (uint32_t w : signMasks(t.rotation, d)) {
+      std::string s;
+      llvm::raw_string_ostream(s) << llvm::format("0x%08xu", w);
+      items.push_back(s);
+    }
+    emitArray(os, "__constant__ uint32_t",
+              (std::string("tq_") + prefix + "_signs").c_str(), items, 4);
+  }
+}
+
+void emitTensorSpec(llvm::raw_ostream &os, const TensorConfig &t,
+                    const char *name) {
+  int rounds = !isRotated(t) ? 0
+               : t.rotation.kind == RotationKind::PlainHadamard
+                   ? 1
+                   : t.rotation.rounds;
+  os << "  static constexpr int k" << name << "Quant = "
+     << quantMacro(t.quant.kind) << ";\n"
+     << "  static constexpr int k" << name << "Bits = " << t.quant.codeBits()
+     << ";\n"
+     << "  static constexpr bool k" << name << "NormCorrect = "
+     << (t.quant.normCorrect ? "true" : "false") << ";\n"
+     << "  static constexpr bool k" << name << "Qjl = "
+     << (t.quant.qjl ? "true" : "false") << ";\n"
+     << "  static constexpr int k" << name << "Rotation = "
+     << (isRotated(t) ? "TQ_ROT_HADAMARD" : "TQ_ROT_NONE") << ";\n"
+     << "  static constexpr int k" << name << "Rounds = " << rounds << ";\n";
+}
+
+void emitField(llvm::raw_ostream &os, const Layout &l, FieldKind kind,
+               const char *name) {
+  const Field *f = l.find(kind);
+  os << "  static constexpr int k" << name
+     << "Offset = " << (f ? f->offset : -1) << ", k" << name
+     << "Stride = " << (f ? f->tokenStride : 0) << ";\n";
+}
+
+} // namespace
+
+std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
+  std::vector<KernelEntry> out;
+  for (const char *dtype : {"bf16", "f16"}) {
+    auto add = [&](const char *kind, const char *args,
+                   const LaunchConfig &plan) {
+      KernelEntry e;
+      e.kind = kind;
+      e.dtype = dtype;
+      e.name = std::string(kind) + "_" + dtype;
+      e.symbol = "tq_" + e.name;
+      e.args = args;
+      e.blockThreads = int(plan.warps * 32);
+      e.grid = plan.grid;
+      out.push_back(e);
+    };
+    add("store", "tq_store_args", c.store);
+    add("decode", "tq_decode_args", c.decode);
+    if (c.combine.present)
+      add("combine", "tq_decode_args", c.combine);
+  }
+  return out;
+}
+
+std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  const int d = c.headDim;
+  os << "// tqc " << version << ": preset " << c.preset << ", head_dim " << d
+     << ", " << c.numQHeads << "/" << c.numKVHeads << " heads, block size "
+     << c.blockSize << ", " << c.arch << " (generated; do not edit)\n"
+     << "#include \"tq/target_cuda.h\"\n"
+     << "#include \"tq/spec_constants.h\"\n"
+     << "#include \"tq/abi.h\"\n\n";
+
+  os << "// Specialization constants.\n";
+  emitTensorConstants(os, c.key, "key", d);
+  emitTensorConstants(os, c.value, "value", d);
+  if (c.key.quant.qjl) {
+    std::shared_ptr<const QjlSketch> s = sharedSketch(d, c.key.quant.qjlSeed);
+    std::vector<std::string> items;
+    items.reserve(s->matrix().size());
+    for (float v : s->matrix())
+      items.push_back(floatLiteral(v));
+    os << "// QJL sketch S (row-major, " << d << "x" << d << ", seed 0x"
+       << llvm::format_hex_no_prefix(c.key.quant.qjlSeed, 16) << ").\n";
+    emitArray(os, "__device__ const float", "tq_qjl_matrix", items, 8);
+  }
+
+  os << "\nstruct TqSpec {\n"
+     << "  static constexpr int kHeadDim = " << d
+     << ", kNumQHeads = " << c.numQHeads << ", kNumKVHeads = " << c.numKVHeads
+     << ", kBlockSize = " << c.blockSize << ";\n";
+  emitTensorSpec(os, c.key, "Key");
+  emitTensorSpec(os, c.value, "Value");
+  os << "  // Field f of (block, pos, head): block * kBlockStride + head * "
+        "kHeadStride + kF_Offset + pos * kF_Stride.\n"
+     << "  static constexpr long long kBlockStride = " << c.layout.blockStride
+     << ", kHeadStride = " << c.layout.headStride << ";\n";
+  emitField(os, c.layout, FieldKind::KeyCodes, "KeyCodes");
+  emitField(os, c.layout, FieldKind::KeySigns, "KeySigns");
+  emitField(os, c.layout, FieldKind::KeyScale, "KeyScale");
+  emitField(os, c.layout, FieldKind::KeyGamma, "KeyGamma");
+  emitField(os, c.layout, FieldKind::ValueCodes, "ValueCodes");
+  emitField(os, c.layout, FieldKind::ValueScale, "ValueScale");
+  emitField(os, c.layout, FieldKind::ValueZero, "ValueZero");
+  os << "  // Launch plan (tq-plan-launch).\n"
+     << "  static constexpr int kBlockN = " << c.decode.blockN
+     << ", kSplits = " << c.decode.splits << ", kWarps = " << c.decode.warps
+     << ", kHeadsPerCta = " << c.decode.headsPerCta << ";\n"
+     << "  static constexpr int kStoreWarps = " << c.store.warps << ";\n";
+  auto accessor = [&](const char *type, const char *fn, bool present,
+                      const char *array) {
+    os << "  __device__ static const " << type << " *" << fn << "() { return "
+       << (present ? array : "nullptr") << "; }\n";
+  };
+  accessor("float", "keyLevels", c.key.quant.kind == QuantKind::LloydMax,
+           "tq_key_levels");
+  accessor("float", "valueLevels", c.value.quant.kind == QuantKind::LloydMax,
+           "tq_value_levels");
+  accessor("uint32_t", "keySigns", isRotated(c.key), "tq_key_signs");
+  accessor("uint32_t", "valueSigns", isRotated(c.value), "tq_value_signs");
+  accessor("float", "qjlMatrix", c.key.quant.qjl, "tq_qjl_matrix");
+  os << "};\n\n"
+     << "#include \"tq/store.h\"\n"
+     << "#include \"tq/decode.h\"\n"
+     << "#include \"tq/combine.h\"\n\n";
+
+  for (const KernelEntry &e : kernelEntries(c)) {
+    const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
+    const char *warps = e.kind == "store" ? "kStoreWarps" : "kWarps";
+    os << "extern \"C\" __global__ void __launch_bounds__(TqSpec::" << warps
+       << " * 32)\n"
+       << e.symbol << "(const " << e.args << " a) { tq::" << e.kind
+       << "<TqSpec, " << type << ">(a); }\n";
+  }
+  return text;
+}
+
+} // namespace tqc

@@ -1,0 +1,276 @@
+//===- KernelConfig.cpp - Read the fused module back for the back end -----===//
+
+#include "tqc/Compiler/KernelConfig.h"
+
+#include "tqc/Dialect/TQ/TQDialect.h"
+#include "tqc/Dialect/TQ/TQSpec.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+namespace mt = mlir::tq;
+using mt::AttentionOp, mt::CacheWriteOp, mt::KernelKind, mt::KernelOp,
+    mt::LaunchAttr, mt::LayoutAttr, mt::NormalizeOp, mt::PackOp, mt::QjlOp,
+    mt::QuantizeOp, mt::QuantizerAttr, mt::RotateOp, mt::RotationAttr,
+    mt::TargetAttr, mt::YieldOp;
+
+namespace tqc {
+namespace {
+
+RotationSpec toRotationSpec(RotationAttr r) {
+  RotationSpec s;
+  switch (r.getKind()) {
+  case mt::RotationKind::None: s.kind = tqc::RotationKind::None; break;
+  case mt::RotationKind::RandomizedHadamard:
+    s.kind = tqc::RotationKind::RandomizedHadamard;
+    break;
+  case mt::RotationKind::PlainHadamard: s.kind = tqc::RotationKind::PlainHadamard; break;
+  case mt::RotationKind::Dense: s.kind = tqc::RotationKind::DenseHaar; break;
+  }
+  s.seed = r.getSeed();
+  s.rounds = int(r.getRounds());
+  return s;
+}
+
+bool sameRotation(const RotationSpec &a, const RotationSpec &b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == tqc::RotationKind::None ||
+      a.kind == tqc::RotationKind::PlainHadamard)
+    return true;
+  return a.seed == b.seed && a.rounds == b.rounds;
+}
+
+QuantSpec toQuantSpec(QuantizerAttr q) {
+  QuantSpec s;
+  switch (q.getKind()) {
+  case mt::QuantKind::None: s.kind = tqc::QuantKind::None; break;
+  case mt::QuantKind::LloydMax: s.kind = tqc::QuantKind::LloydMax; break;
+  case mt::QuantKind::Uniform: s.kind = tqc::QuantKind::Uniform; break;
+  case mt::QuantKind::Fp8E4M3: s.kind = tqc::QuantKind::Fp8E4M3; break;
+  }
+  s.bits = int(q.getBits());
+  s.normCorrect = q.getNormCorrection() && q.getNormCorrection().getValue();
+  s.qjl = q.hasQjl();
+  switch (q.getDist()) {
+  case mt::CodebookDist::Beta: s.dist = tqc::CodebookDist::Beta; break;
+  case mt::CodebookDist::Gaussian: s.dist = tqc::CodebookDist::Gaussian; break;
+  case mt::CodebookDist::Uniform: s.dist = tqc::CodebookDist::Uniform; break;
+  }
+  return s;
+}
+
+/// The field a value is written to, through an optional tq.pack.
+std::optional<mt::FieldKind> writtenField(Value v) {
+  for (Operation *user : v.getUsers()) {
+    if (auto w = dyn_cast<CacheWriteOp>(user))
+      return w.getField();
+    if (auto p = dyn_cast<PackOp>(user))
+      if (auto f = writtenField(p.getBytes()))
+        return f;
+  }
+  return std::nullopt;
+}
+
+/// The forward rotation on the way from the kernel's input to `v`.
+std::optional<RotationAttr> rotationBefore(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto r = dyn_cast<RotateOp>(def))
+      return r.getInverse() ? std::nullopt
+                            : std::optional<RotationAttr>(r.getRotation());
+    if (auto n = dyn_cast<NormalizeOp>(def)) {
+      v = n.getInput();
+      continue;
+    }
+    if (isa<arith::ExtFOp>(def))
+      return std::nullopt;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+LogicalResult readLaunch(KernelOp k, LaunchConfig &out) {
+  LaunchAttr l = k.getLaunchAttr();
+  if (!l)
+    return k.emitOpError() << "@" << k.getSymName()
+                           << " has no launch plan; run tq-plan-launch";
+  out.present = true;
+  out.blockN = l.getBlockN();
+  out.splits = l.getSplits();
+  out.warps = l.getWarps();
+  out.headsPerCta = l.getHeadsPerCta();
+  out.stages = l.getStages();
+  for (Attribute a : l.getGrid())
+    out.grid.push_back(cast<StringAttr>(a).getValue().str());
+  while (out.grid.size() < 3)
+    out.grid.push_back("1");
+  return success();
+}
+
+/// The store kernel's recipe for K and V.
+LogicalResult readStore(KernelOp store, KernelConfig &c) {
+  bool seen[2] = {false, false};
+  WalkResult r = store.walk([&](QuantizeOp q) -> WalkResult {
+    std::optional<mt::FieldKind> field = writtenField(q.getCodes());
+    if (!field || (*field != mt::FieldKind::KeyCodes &&
+                   *field != mt::FieldKind::ValueCodes)) {
+      q.emitOpError() << "codes are not written to key_codes or value_codes";
+      return WalkResult::interrupt();
+    }
+    bool isKey = *field == mt::FieldKind::KeyCodes;
+    TensorConfig &t = isKey ? c.key : c.value;
+    t.quant = toQuantSpec(q.getQuantizer());
+    if (ArrayAttr levels = q.getQuantizer().getLevels())
+      for (Attribute a : levels)
+        t.levels.push_back(cast<FloatAttr>(a).getValueAsDouble());
+    if (std::optional<RotationAttr> rot = rotationBefore(q.getInput()))
+      t.rotation = toRotationSpec(*rot);
+    seen[isKey ? 0 : 1] = true;
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  if (!seen[0] || !seen[1])
+    return store.emitOpError() << "@" << store.getSymName()
+                               << " must quantize both keys and values";
+  store.walk([&](QjlOp q) { c.key.quant.qjlSeed = q.getSeed(); });
+  return success();
+}
+
+/// Checks the decode (and combine) kernels against the store's recipe: the
+/// templates rotate queries with the key rotation and un-rotate outputs with
+/// the value rotation, nothing else.
+LogicalResult readDecode(KernelOp decode, KernelOp combine, KernelConfig &c) {
+  SmallVector<AttentionOp> atts(decode.getBody().getOps<AttentionOp>());
+  if (atts.size() != 1)
+    return decode.emitOpError() << "@" << decode.getSymName()
+                                << " must hold exactly one tq.attention";
+  AttentionOp att = atts.front();
+  c.softmaxScale = att.getScale().convertToDouble();
+  auto yield = cast<YieldOp>(att.getBody().front().getTerminator());
+  if (yield.getKey().getDefiningOp<RotateOp>() ||
+      yield.getValue().getDefiningOp<RotateOp>())
+    return att.emitOpError() << "un-rotates keys or values per token; the "
+                                "CUDA templates work in the rotated domain "
+                                "(run tq-absorb-rotation)";
+  if (auto q = att.getQuery().getDefiningOp<RotateOp>())
+    c.queryRotation = toRotationSpec(q.getRotation());
+  if (!sameRotation(c.queryRotation, c.key.rotation))
+    return att.emitOpError() << "rotates its query with "
+                             << toString(c.queryRotation.kind)
+                             << " but keys are stored with "
+                             << toString(c.key.rotation.kind);
+  Operation *tailOwner = combine ? combine.getOperation()
+                                 : decode.getOperation();
+  tailOwner->walk([&](RotateOp r) {
+    if (r.getInverse())
+      c.outputRotation = toRotationSpec(r.getRotation());
+  });
+  if (!sameRotation(c.outputRotation, c.value.rotation))
+    return tailOwner->emitOpError()
+           << "un-rotates the output with "
+           << toString(c.outputRotation.kind) << " but values are stored with "
+           << toString(c.value.rotation.kind);
+  return success();
+}
+
+/// The combinations the templates implement (templates/README.md).
+LogicalResult checkSupported(ModuleOp m, const KernelConfig &c) {
+  using QK = tqc::QuantKind;
+  const QuantSpec &k = c.key.quant, &v = c.value.quant;
+  auto rotated = [](const TensorConfig &t) {
+    return t.rotation.kind != tqc::RotationKind::None;
+  };
+  auto unsupported = [&](const char *what, const TensorConfig &t) {
+    return m.emitError() << "the CUDA back end has no template for " << what
+                         << " quantizer " << toString(t.quant.kind)
+                         << (rotated(t) ? " with" : " without")
+                         << " rotation; supported keys: lloyd_max (rotated, "
+                            "optional qjl), fp8_e4m3 and none (unrotated); "
+                            "values: uniform and none (unrotated), "
+                            "lloyd_max (rotated)";
+  };
+  if (!((k.kind == QK::LloydMax && rotated(c.key)) ||
+        ((k.kind == QK::Fp8E4M3 || k.kind == QK::None) && !rotated(c.key))))
+    return unsupported("key", c.key);
+  if (!((v.kind == QK::LloydMax && rotated(c.value)) ||
+        ((v.kind == QK::Uniform || v.kind == QK::None) && !rotated(c.value))))
+    return unsupported("value", c.value);
+  if (v.qjl)
+    return m.emitError() << "QJL applies to keys only";
+  for (const TensorConfig *t : {&c.key, &c.value})
+    if (t->rotation.kind != tqc::RotationKind::None &&
+        t->rotation.kind != tqc::RotationKind::RandomizedHadamard &&
+        t->rotation.kind != tqc::RotationKind::PlainHadamard)
+      return m.emitError() << "rotation " << toString(t->rotation.kind)
+                           << " has no GPU template; accepted: "
+                              "randomized_hadamard, plain_hadamard";
+  if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
+    return m.emitError() << "head_dim " << c.headDim
+                         << " has no CUDA template; accepted: 64, 128, 256";
+  if (c.decode.headsPerCta > 8)
+    return m.emitError() << "heads_per_cta " << c.decode.headsPerCta
+                         << " exceeds the decode template's 8";
+  return success();
+}
+
+} // namespace
+
+FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
+  KernelConfig c;
+  auto target = m->getAttrOfType<TargetAttr>("tq.target");
+  auto spec = m->getAttrOfType<DictionaryAttr>("tq.spec");
+  auto layout = m->getAttrOfType<LayoutAttr>("tq.layout");
+  if (!target || !spec || !layout)
+    return m.emitError() << "the back end needs the module attributes "
+                            "tq.target, tq.spec and tq.layout (run the "
+                            "whole pipeline)";
+  c.arch = target.getArch().str();
+  auto str = [&](StringRef n) {
+    auto a = spec.getAs<StringAttr>(n);
+    return a ? a.getValue().str() : std::string();
+  };
+  auto num = [&](StringRef n) {
+    auto a = spec.getAs<IntegerAttr>(n);
+    return a ? int(a.getInt()) : 0;
+  };
+  c.preset = str("preset");
+  c.headDim = num("head_dim");
+  c.numQHeads = num("num_q_heads");
+  c.numKVHeads = num("num_kv_heads");
+  c.blockSize = num("block_size");
+  c.layout = mt::toNumericsLayout(layout);
+
+  KernelOp store, decode, combine;
+  for (KernelOp k : m.getOps<KernelOp>()) {
+    if (k.getKind() == KernelKind::Extend)
+      return k.emitOpError() << "extend kernels have no CUDA template yet";
+    KernelOp *slot = k.getKind() == KernelKind::Store    ? &store
+                     : k.getKind() == KernelKind::Decode ? &decode
+                                                         : &combine;
+    if (*slot)
+      return k.emitOpError() << "is a second "
+                             << mt::stringifyKernelKind(k.getKind())
+                             << " kernel; the back end takes one of each";
+    *slot = k;
+  }
+  if (!store || !decode)
+    return m.emitError() << "the back end needs a store and a decode kernel "
+                            "(run tq-fuse)";
+  if (failed(readLaunch(store, c.store)) ||
+      failed(readLaunch(decode, c.decode)) ||
+      (combine && failed(readLaunch(combine, c.combine))))
+    return failure();
+  if (c.decode.splits > 1 && !combine)
+    return decode.emitOpError() << "has " << c.decode.splits
+                                << " splits but there is no combine kernel";
+  if (c.decode.splits == 1 && combine)
+    return combine.emitOpError() << "is not needed with one split (run "
+                                    "tq-plan-launch)";
+  if (failed(readStore(store, c)) || failed(readDecode(decode, combine, c)) ||
+      failed(checkSupported(m, c)))
+    return failure();
+  return c;
+}
+
+} // namespace tqc
