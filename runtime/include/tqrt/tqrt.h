@@ -1,0 +1,291 @@
+/*===- tqrt.h - The tqc runtime: load a bundle, plan, launch --------------===*
+ *
+ * A C ABI for engines that embed the kernels `tqc` compiles. The runtime
+ *   1. loads a bundle (a directory written by `tqc -o DIR`, or the bytes of
+ *      the generated `tqc_bundle.h`) and validates its manifest;
+ *   2. reports the cache layout, so the engine can allocate the cache;
+ *   3. plans a fixed grid for a batch bucket (max_batch, max_tokens): the
+ *      grid of every kernel and the workspace size depend on nothing else,
+ *      so a launch can be captured once in a CUDA graph and replayed while
+ *      sequence lengths grow (docs/MANIFEST.md, DESIGN.md "Fixed-grid rule");
+ *   4. launches store and decode (decode launches its combine kernel itself
+ *      when the plan splits the KV sequence) on the caller's stream with the
+ *      caller's device pointers.
+ *
+ * A launch never allocates device memory, synchronizes, reads device memory
+ * or loads code: everything that could is done by tqrt_plan_create. So a
+ * launch is safe inside stream capture.
+ *
+ * CUDA is reached through the driver API, loaded at run time (dlopen of
+ * libcuda.so.1, or the file named by the environment variable TQRT_LIBCUDA);
+ * libtqrt does not link libcuda, so it builds and checks its arguments on a
+ * machine without a GPU.
+ *
+ * Errors: every function that can fail returns a tqrt_status; on failure
+ * tqrt_last_error() holds a one-line message naming the argument or manifest
+ * field and what is accepted. The message is per thread and is cleared at
+ * the start of every tqrt_* call that returns a status.
+ *
+ * Threads: a bundle and a plan may be used from several threads at once
+ * (plan creation takes a lock; launches take none). Destroy every plan of a
+ * bundle before the bundle.
+ *===----------------------------------------------------------------------===*/
+#ifndef TQRT_TQRT_H
+#define TQRT_TQRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define TQRT_API
+#elif defined(TQRT_BUILDING)
+#define TQRT_API __attribute__((visibility("default")))
+#else
+#define TQRT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The manifest schema and kernel ABI this runtime implements. */
+#define TQRT_SCHEMA "tqc.bundle"
+#define TQRT_SCHEMA_VERSION 1
+#define TQRT_VERSION_STRING "0.1.0"
+
+typedef enum tqrt_status {
+  TQRT_OK = 0,
+  TQRT_INVALID_ARGUMENT = 1,    /* null / misaligned pointer, bad value */
+  TQRT_BAD_BUNDLE = 2,          /* unreadable file, malformed JSON, missing or
+                                   inconsistent manifest field or kernel */
+  TQRT_UNSUPPORTED_VERSION = 3, /* unknown schema, schema_version, abi_version */
+  TQRT_ARCH_MISMATCH = 4,       /* no image of the bundle runs on the device */
+  TQRT_SHAPE_MISMATCH = 5,      /* strides / sizes disagree with the manifest */
+  TQRT_EXCEEDS_PLAN = 6,        /* batch or num_tokens above the plan's bucket */
+  TQRT_WORKSPACE_TOO_SMALL = 7,
+  TQRT_UNSUPPORTED_DTYPE = 8,   /* the bundle has no kernel for this dtype */
+  TQRT_NO_DEVICE = 9,           /* no CUDA driver or no device */
+  TQRT_NO_CONTEXT = 10,         /* no current CUDA context, or another one
+                                   than the plan's */
+  TQRT_CUDA_ERROR = 11,         /* any other driver error (message has it) */
+  TQRT_INTERNAL = 12            /* out of host memory, or a bug */
+} tqrt_status;
+
+/* Activation dtype of a launch: queries, keys, values and outputs. Zero is
+ * deliberately not a dtype, so a zero-initialized argument is caught. */
+typedef enum tqrt_dtype {
+  TQRT_DTYPE_BF16 = 1,
+  TQRT_DTYPE_FP16 = 2
+} tqrt_dtype;
+
+typedef enum tqrt_kernel_kind {
+  TQRT_KERNEL_STORE = 0,
+  TQRT_KERNEL_DECODE = 1,
+  TQRT_KERNEL_COMBINE = 2
+} tqrt_kernel_kind;
+
+typedef struct tqrt_bundle tqrt_bundle;
+typedef struct tqrt_plan tqrt_plan;
+
+/* The message of the calling thread's last failure ("" after a success).
+ * Valid until the thread's next tqrt_* call. Never null. */
+TQRT_API const char *tqrt_last_error(void);
+/* "TQRT_OK", "TQRT_BAD_BUNDLE", ...; "TQRT_UNKNOWN_STATUS" otherwise. */
+TQRT_API const char *tqrt_status_name(tqrt_status status);
+/* "0.1.0". */
+TQRT_API const char *tqrt_version(void);
+/* TQ_ABI_VERSION of the abi.h this runtime was built with. */
+TQRT_API int tqrt_abi_version(void);
+
+/* ---- Bundles --------------------------------------------------------- */
+
+/* Loads DIR/manifest.json and the files its "target" names: "image" (the
+ * cubin) and, when listed, "ptx". Host only: touches no GPU. */
+TQRT_API tqrt_status tqrt_bundle_load_dir(const char *dir, tqrt_bundle **out);
+
+/* The same from bytes (e.g. tqc_bundle.h's arrays). The bytes are copied,
+ * so the caller may free them on return. A length of 0 means "none" for
+ * `image` (a cubin or fatbin) and `ptx`; at least one must be given. A
+ * trailing NUL of the manifest or PTX array is ignored. Host only. */
+TQRT_API tqrt_status tqrt_bundle_load_memory(const void *manifest,
+                                             size_t manifest_len,
+                                             const void *image,
+                                             size_t image_len,
+                                             const void *ptx, size_t ptx_len,
+                                             tqrt_bundle **out);
+
+/* Unloads the bundle's modules from every context it was loaded into.
+ * Every plan of the bundle must be destroyed first. Null is a no-op. */
+TQRT_API void tqrt_bundle_destroy(tqrt_bundle *bundle);
+
+/* What the manifest says about the compile. Strings live as long as the
+ * bundle. */
+typedef struct tqrt_bundle_info {
+  const char *arch;      /* "sm_90" */
+  const char *vendor;    /* "nvidia" */
+  const char *preset;    /* "k3v4" ("" when the manifest has none) */
+  const char *generator; /* "tqc 0.1.0" ("" when the manifest has none) */
+  int32_t schema_version;
+  int32_t abi_version;
+  int32_t head_dim;
+  int32_t num_q_heads;
+  int32_t num_kv_heads;
+  int32_t block_size;    /* tokens per cache block */
+  int32_t splits;        /* KV splits of decode; 1: no combine kernel */
+  int32_t heads_per_cta;
+  int32_t block_n;
+  int32_t warps;
+  uint32_t dtypes;       /* bit (1u << tqrt_dtype) set per dtype present */
+  float softmax_scale;   /* the manifest's default decode scale */
+  int32_t has_image;     /* 1 when a cubin was given */
+  int32_t has_ptx;       /* 1 when PTX was given */
+} tqrt_bundle_info;
+
+TQRT_API tqrt_status tqrt_bundle_get_info(const tqrt_bundle *bundle,
+                                          tqrt_bundle_info *info);
+
+/* The cache tensor an engine allocates: a `dtype` ("uint8") tensor of
+ * `rank` dimensions whose first is the engine's choice of num_blocks. */
+typedef struct tqrt_layout_info {
+  const char *kind;             /* "native" or "vllm" */
+  const char *dtype;            /* element type of the cache tensor: "uint8" */
+  int64_t shape[4];             /* shape[0] is -1 (num_blocks); unused: 0 */
+  int64_t block_stride;         /* bytes between cache blocks */
+  int64_t head_stride;          /* bytes between KV heads of a block */
+  int64_t region_bytes;         /* one (block, head) region (native) or slot (vllm) */
+  int64_t bytes_per_token_head; /* cache bytes per token per KV head */
+  int64_t alignment;            /* required alignment of the cache, bytes */
+  int32_t rank;                 /* 3 (native) or 4 (vllm) */
+  int32_t num_fields;
+} tqrt_layout_info;
+
+TQRT_API tqrt_status tqrt_bundle_get_layout(const tqrt_bundle *bundle,
+                                            tqrt_layout_info *layout);
+
+/* Field `index` (0 .. num_fields-1) of the layout: field f of position p of
+ * block b, KV head h is at byte
+ *   b*block_stride + h*head_stride + offset + p*token_stride. */
+typedef struct tqrt_field_info {
+  const char *name;     /* "key_codes", "key_scale", ... */
+  const char *dtype;    /* "u8", "f16", "bf16", "fp8_e4m3" */
+  int64_t bytes;        /* per token-head */
+  int64_t offset;
+  int64_t token_stride;
+} tqrt_field_info;
+
+TQRT_API tqrt_status tqrt_bundle_get_field(const tqrt_bundle *bundle,
+                                           int32_t index,
+                                           tqrt_field_info *field);
+
+/* The cache shape for num_blocks (>= 1) blocks: writes `*rank` extents into
+ * shape[0..rank-1] (shape must hold 4). */
+TQRT_API tqrt_status tqrt_cache_shape(const tqrt_bundle *bundle,
+                                      int64_t num_blocks, int64_t shape[4],
+                                      int32_t *rank);
+/* num_blocks * block_stride, checked for overflow. */
+TQRT_API tqrt_status tqrt_cache_bytes(const tqrt_bundle *bundle,
+                                      int64_t num_blocks, uint64_t *bytes);
+
+/* ---- Plans ----------------------------------------------------------- */
+
+/* Plans the fixed grids of every kernel for a bucket of at most max_batch
+ * decode rows and max_tokens stored tokens per launch, and the workspace
+ * decode needs (0 when splits == 1).
+ *
+ * Setup work happens here, never in a launch: when a CUDA device is present
+ * the bundle's kernels are loaded into the *current* context (once per
+ * context, shared by all plans of the bundle): the cubin when its arch runs
+ * on the device, else the PTX (JIT-compiled by the driver), else
+ * TQRT_ARCH_MISMATCH. The plan is bound to that context; make the context
+ * current before creating the plan (cudaSetDevice + cudaFree(0),
+ * cuCtxSetCurrent, torch.cuda.set_device + any CUDA op) or this fails with
+ * TQRT_NO_CONTEXT.
+ *
+ * When no CUDA driver can be loaded or the driver sees no device, the plan
+ * is still created, unbound: sizes and grids can be queried and launches
+ * check their arguments, then return TQRT_NO_DEVICE with the reason. */
+TQRT_API tqrt_status tqrt_plan_create(const tqrt_bundle *bundle,
+                                      int32_t max_batch, int32_t max_tokens,
+                                      tqrt_plan **out);
+TQRT_API void tqrt_plan_destroy(tqrt_plan *plan);
+
+typedef struct tqrt_plan_info {
+  uint64_t workspace_bytes; /* decode's workspace; 0 when splits == 1 */
+  int32_t max_batch;
+  int32_t max_tokens;
+  int32_t bound;            /* 1: kernels loaded into a context */
+  int32_t device;           /* the context's device ordinal, -1 unbound */
+  int32_t compute_capability; /* e.g. 90; 0 unbound */
+  const char *module_source;  /* "cubin", "ptx" or "none" */
+} tqrt_plan_info;
+
+TQRT_API tqrt_status tqrt_plan_get_info(const tqrt_plan *plan,
+                                        tqrt_plan_info *info);
+
+/* The launch configuration the plan uses for one kernel. Returns
+ * TQRT_UNSUPPORTED_DTYPE when the bundle has no kernels for `dtype`, and
+ * TQRT_INVALID_ARGUMENT for COMBINE when splits == 1 (there is none). */
+typedef struct tqrt_launch_dims {
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_bytes;
+} tqrt_launch_dims;
+
+TQRT_API tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan,
+                                          tqrt_kernel_kind kind,
+                                          tqrt_dtype dtype,
+                                          tqrt_launch_dims *dims);
+
+/* ---- Launches -------------------------------------------------------- */
+/*
+ * Common rules (checked, in this order, before the driver is touched):
+ * - device pointers must be non-null; activations (key, value, query, out),
+ *   the cache and the workspace 16-byte aligned (the kernels use 16-byte
+ *   loads), slot_mapping 8-byte, block_tables and seq_lens 4-byte;
+ * - strides are in elements, head_dim elements of a head are contiguous;
+ *   token/batch and head strides must be positive multiples of 8 elements
+ *   (so every head vector starts 16-byte aligned) and must not make two head
+ *   vectors overlap (TQRT_SHAPE_MISMATCH otherwise);
+ * - cache_bytes (the cache tensor's size) must be a positive multiple of the
+ *   layout's block_stride (TQRT_SHAPE_MISMATCH otherwise);
+ * - `stream` is a CUstream (cudaStream_t); null is the legacy default stream.
+ * A launch is asynchronous: TQRT_OK means the kernels were enqueued.
+ */
+
+/* Store: token t (< num_tokens <= max_tokens) of key/value
+ * [num_tokens, num_kv_heads, head_dim] goes to cache slot slot_mapping[t]
+ * (= block * block_size + position; negative: skip the token). */
+TQRT_API tqrt_status tqrt_launch_store(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *key,
+    int64_t key_stride_token, int64_t key_stride_head, const void *value,
+    int64_t value_stride_token, int64_t value_stride_head, void *cache,
+    int64_t cache_bytes, const int64_t *slot_mapping, int32_t num_tokens,
+    void *stream);
+
+/* Decode: one query per sequence. query, out: [batch, num_q_heads,
+ * head_dim]; block_tables: [batch, block_table_stride] int32; seq_lens:
+ * [batch] int32 (read on the device; 0 gives a zero row). batch <=
+ * max_batch. scale: the softmax scale; 0 means the manifest's
+ * softmax_scale. workspace: at least the plan's workspace_bytes (may be null
+ * with 0 bytes when that is 0). With splits > 1 this enqueues decode then
+ * combine. */
+TQRT_API tqrt_status tqrt_launch_decode(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
+    int64_t query_stride_batch, int64_t query_stride_head, const void *cache,
+    int64_t cache_bytes, const int32_t *block_tables,
+    int32_t block_table_stride, const int32_t *seq_lens, void *out,
+    int64_t out_stride_batch, int64_t out_stride_head, int32_t batch,
+    float scale, void *workspace, uint64_t workspace_bytes, void *stream);
+
+/* ---- Device probe ---------------------------------------------------- */
+
+/* The number of CUDA devices the driver sees; TQRT_NO_DEVICE (with the
+ * reason) when the driver cannot be loaded or sees none. For tests and
+ * tools deciding whether to run GPU work. */
+TQRT_API tqrt_status tqrt_device_count(int32_t *count);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TQRT_TQRT_H */

@@ -1,0 +1,516 @@
+"""tqrt: Python binding of the tqc runtime (libtqrt.so), through ctypes.
+
+    import torch, tqrt
+    bundle = tqrt.Bundle.from_dir("out/k3v4-sm_90")        # or Bundle.from_bytes(...)
+    cache = bundle.allocate_cache(num_blocks=4096)           # uint8, the manifest's layout
+    plan = bundle.plan(max_batch=32, max_tokens=512)         # one per batch bucket
+    workspace = plan.allocate_workspace()                    # None when splits == 1
+    plan.store(key, value, cache, slot_mapping)              # [T, kv_heads, D] bf16/fp16
+    out = plan.decode(query, cache, block_tables, seq_lens, workspace=workspace)
+
+Launches go to torch.cuda.current_stream() of the tensors' device and are
+asynchronous; they never allocate (when `out` is given), synchronize or read
+device memory, so they can be captured in a torch.cuda.CUDAGraph.
+
+torch is imported lazily: loading a bundle, reading its layout and planning
+work without it (e.g. on a machine without a GPU). Every failure raises
+TqrtError with the runtime's status and message.
+
+The library is found through $TQRT_LIBRARY, else next to this file (the
+build copies tqrt.py beside libtqrt.so), else on the system's search path.
+"""
+
+import ctypes
+import ctypes.util
+import enum
+import os
+
+__all__ = ["Bundle", "Plan", "Status", "TqrtError", "device_count", "library"]
+
+
+class Status(enum.IntEnum):
+    OK = 0
+    INVALID_ARGUMENT = 1
+    BAD_BUNDLE = 2
+    UNSUPPORTED_VERSION = 3
+    ARCH_MISMATCH = 4
+    SHAPE_MISMATCH = 5
+    EXCEEDS_PLAN = 6
+    WORKSPACE_TOO_SMALL = 7
+    UNSUPPORTED_DTYPE = 8
+    NO_DEVICE = 9
+    NO_CONTEXT = 10
+    CUDA_ERROR = 11
+    INTERNAL = 12
+
+
+class TqrtError(RuntimeError):
+    """A runtime failure: `status` (a Status) and the runtime's message."""
+
+    def __init__(self, status, message):
+        try:
+            status = Status(status)
+        except ValueError:
+            pass
+        super().__init__(f"{getattr(status, 'name', status)}: {message}")
+        self.status = status
+        self.message = message
+
+
+_DTYPE_BF16 = 1
+_DTYPE_FP16 = 2
+_KINDS = {"store": 0, "decode": 1, "combine": 2}
+
+
+# Mirrors of the structs in include/tqrt/tqrt.h (same order and types).
+class _BundleInfo(ctypes.Structure):
+    _fields_ = [
+        ("arch", ctypes.c_char_p), ("vendor", ctypes.c_char_p),
+        ("preset", ctypes.c_char_p), ("generator", ctypes.c_char_p),
+        ("schema_version", ctypes.c_int32), ("abi_version", ctypes.c_int32),
+        ("head_dim", ctypes.c_int32), ("num_q_heads", ctypes.c_int32),
+        ("num_kv_heads", ctypes.c_int32), ("block_size", ctypes.c_int32),
+        ("splits", ctypes.c_int32), ("heads_per_cta", ctypes.c_int32),
+        ("block_n", ctypes.c_int32), ("warps", ctypes.c_int32),
+        ("dtypes", ctypes.c_uint32), ("softmax_scale", ctypes.c_float),
+        ("has_image", ctypes.c_int32), ("has_ptx", ctypes.c_int32),
+    ]
+
+
+class _LayoutInfo(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_char_p), ("dtype", ctypes.c_char_p),
+        ("shape", ctypes.c_int64 * 4),
+        ("block_stride", ctypes.c_int64), ("head_stride", ctypes.c_int64),
+        ("region_bytes", ctypes.c_int64), ("bytes_per_token_head", ctypes.c_int64),
+        ("alignment", ctypes.c_int64),
+        ("rank", ctypes.c_int32), ("num_fields", ctypes.c_int32),
+    ]
+
+
+class _FieldInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p), ("dtype", ctypes.c_char_p),
+        ("bytes", ctypes.c_int64), ("offset", ctypes.c_int64),
+        ("token_stride", ctypes.c_int64),
+    ]
+
+
+class _PlanInfo(ctypes.Structure):
+    _fields_ = [
+        ("workspace_bytes", ctypes.c_uint64),
+        ("max_batch", ctypes.c_int32), ("max_tokens", ctypes.c_int32),
+        ("bound", ctypes.c_int32), ("device", ctypes.c_int32),
+        ("compute_capability", ctypes.c_int32),
+        ("module_source", ctypes.c_char_p),
+    ]
+
+
+class _LaunchDims(ctypes.Structure):
+    _fields_ = [
+        ("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
+        ("shared_bytes", ctypes.c_uint32),
+    ]
+
+
+_lib = None
+
+
+def _find_library():
+    env = os.environ.get("TQRT_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "libtqrt.so"),
+                      os.path.join(here, "..", "lib", "libtqrt.so")):
+        if os.path.exists(candidate):
+            return candidate
+    found = ctypes.util.find_library("tqrt")
+    if found:
+        return found
+    raise OSError("libtqrt.so was not found: set TQRT_LIBRARY to its path, or "
+                  "put tqrt.py next to it (the CMake build does)")
+
+
+def library():
+    """The loaded libtqrt (ctypes.CDLL), loading it on first use."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    lib = ctypes.CDLL(_find_library())
+    P, I32, I64, U64, S = (ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64,
+                           ctypes.c_uint64, ctypes.c_size_t)
+    status = ctypes.c_int
+    sig = {
+        "tqrt_last_error": (ctypes.c_char_p, []),
+        "tqrt_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "tqrt_version": (ctypes.c_char_p, []),
+        "tqrt_abi_version": (ctypes.c_int, []),
+        "tqrt_bundle_load_dir": (status, [ctypes.c_char_p, ctypes.POINTER(P)]),
+        "tqrt_bundle_load_memory": (status, [P, S, P, S, P, S, ctypes.POINTER(P)]),
+        "tqrt_bundle_destroy": (None, [P]),
+        "tqrt_bundle_get_info": (status, [P, ctypes.POINTER(_BundleInfo)]),
+        "tqrt_bundle_get_layout": (status, [P, ctypes.POINTER(_LayoutInfo)]),
+        "tqrt_bundle_get_field": (status, [P, I32, ctypes.POINTER(_FieldInfo)]),
+        "tqrt_cache_shape": (status, [P, I64, ctypes.POINTER(I64), ctypes.POINTER(I32)]),
+        "tqrt_cache_bytes": (status, [P, I64, ctypes.POINTER(U64)]),
+        "tqrt_plan_create": (status, [P, I32, I32, ctypes.POINTER(P)]),
+        "tqrt_plan_destroy": (None, [P]),
+        "tqrt_plan_get_info": (status, [P, ctypes.POINTER(_PlanInfo)]),
+        "tqrt_plan_get_launch": (status, [P, ctypes.c_int, ctypes.c_int,
+                                          ctypes.POINTER(_LaunchDims)]),
+        "tqrt_launch_store": (status, [P, ctypes.c_int, P, I64, I64, P, I64, I64,
+                                       P, I64, P, I32, P]),
+        "tqrt_launch_decode": (status, [P, ctypes.c_int, P, I64, I64, P, I64, P,
+                                        I32, P, P, I64, I64, I32, ctypes.c_float,
+                                        P, U64, P]),
+        "tqrt_device_count": (status, [ctypes.POINTER(I32)]),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    _lib = lib
+    return lib
+
+
+def _check(status):
+    if status != 0:
+        # The message is per OS thread; ctypes runs the call and this read on
+        # the calling thread.
+        raise TqrtError(status, library().tqrt_last_error().decode(errors="replace"))
+
+
+def _str(b):
+    return b.decode() if b is not None else None
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as e:  # pragma: no cover - depends on the machine
+        raise ImportError("tqrt: this needs PyTorch (import torch failed)") from e
+    return torch
+
+
+def _device_index(torch, device):
+    device = torch.device(device)
+    if device.type != "cuda":
+        raise ValueError(f"tqrt: device must be a CUDA device, got {device}")
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
+class Bundle:
+    """A loaded bundle: the manifest's facts, its cache layout, and plans."""
+
+    def __init__(self, handle):
+        self._h = ctypes.c_void_p(handle)
+        lib = library()
+        info = _BundleInfo()
+        _check(lib.tqrt_bundle_get_info(self._h, ctypes.byref(info)))
+        layout = _LayoutInfo()
+        _check(lib.tqrt_bundle_get_layout(self._h, ctypes.byref(layout)))
+        self.arch = _str(info.arch)
+        self.vendor = _str(info.vendor)
+        self.preset = _str(info.preset)
+        self.generator = _str(info.generator)
+        self.head_dim = info.head_dim
+        self.num_q_heads = info.num_q_heads
+        self.num_kv_heads = info.num_kv_heads
+        self.block_size = info.block_size
+        self.splits = info.splits
+        self.heads_per_cta = info.heads_per_cta
+        self.softmax_scale = info.softmax_scale
+        self.dtypes = tuple(name for bit, name in ((_DTYPE_BF16, "bf16"), (_DTYPE_FP16, "fp16"))
+                            if info.dtypes & (1 << bit))
+        self.layout = {
+            "kind": _str(layout.kind), "dtype": _str(layout.dtype),
+            "shape": tuple(layout.shape[i] for i in range(layout.rank)),
+            "block_stride": layout.block_stride, "head_stride": layout.head_stride,
+            "region_bytes": layout.region_bytes,
+            "bytes_per_token_head": layout.bytes_per_token_head,
+            "alignment": layout.alignment,
+        }
+        self.fields = []
+        for i in range(layout.num_fields):
+            f = _FieldInfo()
+            _check(lib.tqrt_bundle_get_field(self._h, i, ctypes.byref(f)))
+            self.fields.append({"name": _str(f.name), "dtype": _str(f.dtype),
+                                "bytes": f.bytes, "offset": f.offset,
+                                "token_stride": f.token_stride})
+
+    @classmethod
+    def from_dir(cls, path):
+        h = ctypes.c_void_p()
+        _check(library().tqrt_bundle_load_dir(os.fsencode(path), ctypes.byref(h)))
+        return cls(h.value)
+
+    @classmethod
+    def from_bytes(cls, manifest, image=None, ptx=None):
+        """manifest: str or bytes; image: the cubin's bytes; ptx: str or bytes."""
+        if isinstance(manifest, str):
+            manifest = manifest.encode()
+        if isinstance(ptx, str):
+            ptx = ptx.encode()
+        image = image or b""
+        ptx = ptx or b""
+        h = ctypes.c_void_p()
+        # ctypes passes bytes objects as pointers to their buffers; the
+        # runtime copies them before returning.
+        _check(library().tqrt_bundle_load_memory(
+            manifest, len(manifest), image or None, len(image),
+            ptx or None, len(ptx), ctypes.byref(h)))
+        return cls(h.value)
+
+    def close(self):
+        if getattr(self, "_h", None) and self._h.value:
+            library().tqrt_bundle_destroy(self._h)
+            self._h = ctypes.c_void_p()
+
+    def __del__(self):
+        # Plans keep their bundle alive, so this runs after the last plan.
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def cache_shape(self, num_blocks):
+        shape = (ctypes.c_int64 * 4)()
+        rank = ctypes.c_int32()
+        _check(library().tqrt_cache_shape(self._h, num_blocks, shape, ctypes.byref(rank)))
+        return tuple(shape[i] for i in range(rank.value))
+
+    def cache_bytes(self, num_blocks):
+        n = ctypes.c_uint64()
+        _check(library().tqrt_cache_bytes(self._h, num_blocks, ctypes.byref(n)))
+        return n.value
+
+    def allocate_cache(self, num_blocks, device="cuda", zero=True):
+        """A uint8 cache tensor of the manifest's layout for num_blocks blocks."""
+        torch = _torch()
+        shape = self.cache_shape(num_blocks)
+        make = torch.zeros if zero else torch.empty
+        return make(shape, dtype=torch.uint8, device=device)
+
+    def plan(self, max_batch, max_tokens, device=None):
+        """A fixed-grid plan for at most max_batch decode rows and max_tokens
+        stored tokens per launch. With PyTorch and a GPU, the kernels are
+        loaded on `device` (default: the current CUDA device)."""
+        index = None
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        h = ctypes.c_void_p()
+        if torch is not None and torch.cuda.is_available():
+            index = _device_index(torch, device if device is not None else "cuda")
+            with torch.cuda.device(index):
+                # Any CUDA call creates the device's primary context and
+                # makes it current on this thread, where the runtime loads
+                # the kernels.
+                torch.empty(1, device=f"cuda:{index}")
+                _check(library().tqrt_plan_create(self._h, max_batch, max_tokens,
+                                                  ctypes.byref(h)))
+        else:
+            _check(library().tqrt_plan_create(self._h, max_batch, max_tokens,
+                                              ctypes.byref(h)))
+        return Plan(self, h.value, index)
+
+
+class Plan:
+    """A plan for one batch bucket: launch store / decode with torch tensors."""
+
+    def __init__(self, bundle, handle, device_index):
+        self.bundle = bundle  # keeps the bundle alive while the plan lives
+        self._h = ctypes.c_void_p(handle)
+        info = _PlanInfo()
+        _check(library().tqrt_plan_get_info(self._h, ctypes.byref(info)))
+        self.max_batch = info.max_batch
+        self.max_tokens = info.max_tokens
+        self.workspace_bytes = info.workspace_bytes
+        self.bound = bool(info.bound)
+        self.device = info.device if info.bound else device_index
+        self.compute_capability = info.compute_capability
+        self.module_source = _str(info.module_source)
+
+    def close(self):
+        if getattr(self, "_h", None) and self._h.value:
+            library().tqrt_plan_destroy(self._h)
+            self._h = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def launch_dims(self, kind, dtype="bf16"):
+        """{'grid': (x, y, z), 'block': (x, y, z), 'shared_bytes': n}."""
+        d = _LaunchDims()
+        _check(library().tqrt_plan_get_launch(self._h, _KINDS[kind],
+                                              _dtype_code_of_name(dtype), ctypes.byref(d)))
+        return {"grid": tuple(d.grid), "block": tuple(d.block),
+                "shared_bytes": d.shared_bytes}
+
+    def allocate_workspace(self, device=None):
+        """The decode workspace (float32), or None when the plan needs none."""
+        if self.workspace_bytes == 0:
+            return None
+        torch = _torch()
+        device = device if device is not None else f"cuda:{self.device or 0}"
+        return torch.empty((self.workspace_bytes + 3) // 4, dtype=torch.float32,
+                           device=device)
+
+    # -- launches --------------------------------------------------------
+
+    def store(self, key, value, cache, slot_mapping, num_tokens=None, stream=None):
+        """Writes key/value [T, num_kv_heads, head_dim] (bf16 or fp16, last
+        dimension contiguous) to cache slots slot_mapping[t] (int64; < 0
+        skips). num_tokens defaults to T."""
+        torch = _torch()
+        b = self.bundle
+        dtype = _dtype_code(torch, key, "key")
+        device = self._device_of(torch, key, "key")
+        _expect(value.dtype == key.dtype, f"value is {value.dtype}, key is {key.dtype}")
+        for name, t in (("key", key), ("value", value)):
+            _expect_shape(t, name, (None, b.num_kv_heads, b.head_dim),
+                          "[num_tokens, num_kv_heads, head_dim]")
+            _expect(t.stride(-1) == 1, f"{name}'s last dimension must be contiguous "
+                    f"(stride {t.stride(-1)})")
+        _expect(value.shape[0] == key.shape[0],
+                f"key has {key.shape[0]} tokens, value {value.shape[0]}")
+        n = key.shape[0] if num_tokens is None else int(num_tokens)
+        _expect(n <= key.shape[0], f"num_tokens {n} is above the {key.shape[0]} tokens of key")
+        self._check_cache(torch, cache, device)
+        _expect(slot_mapping.dtype == torch.int64, f"slot_mapping must be int64, "
+                f"got {slot_mapping.dtype}")
+        _expect(slot_mapping.dim() == 1 and slot_mapping.shape[0] >= n and
+                (slot_mapping.shape[0] <= 1 or slot_mapping.stride(0) == 1),
+                f"slot_mapping must be a contiguous 1-D tensor of at least {n} "
+                f"entries, got shape {tuple(slot_mapping.shape)}")
+        self._same_device(slot_mapping, device, "slot_mapping")
+        self._same_device(value, device, "value")
+        stream = self._stream(torch, device, stream)
+        _check(library().tqrt_launch_store(
+            self._h, dtype, key.data_ptr(), key.stride(0), key.stride(1),
+            value.data_ptr(), value.stride(0), value.stride(1),
+            cache.data_ptr(), cache.numel(), slot_mapping.data_ptr(), n, stream))
+
+    def decode(self, query, cache, block_tables, seq_lens, out=None, workspace=None,
+               scale=0.0, batch=None, stream=None):
+        """Attention of query [batch, num_q_heads, head_dim] over each
+        sequence's cached tokens. block_tables: int32 [>= batch, W] (last
+        dimension contiguous); seq_lens: int32 [>= batch]. Returns `out`
+        (allocated like query when not given; pass it for graph capture).
+        scale 0 means the manifest's softmax_scale."""
+        torch = _torch()
+        b = self.bundle
+        dtype = _dtype_code(torch, query, "query")
+        device = self._device_of(torch, query, "query")
+        _expect_shape(query, "query", (None, b.num_q_heads, b.head_dim),
+                      "[batch, num_q_heads, head_dim]")
+        _expect(query.stride(-1) == 1, "query's last dimension must be contiguous")
+        rows = query.shape[0] if batch is None else int(batch)
+        _expect(rows <= query.shape[0], f"batch {rows} is above query's {query.shape[0]} rows")
+        if out is None:
+            out = torch.empty(query.shape, dtype=query.dtype, device=query.device)
+        _expect(out.dtype == query.dtype, f"out is {out.dtype}, query is {query.dtype}")
+        _expect_shape(out, "out", (None, b.num_q_heads, b.head_dim),
+                      "[batch, num_q_heads, head_dim]")
+        _expect(out.shape[0] >= rows and out.stride(-1) == 1,
+                f"out must hold {rows} rows with a contiguous last dimension")
+        self._check_cache(torch, cache, device)
+        _expect(block_tables.dtype == torch.int32 and block_tables.dim() == 2,
+                f"block_tables must be a 2-D int32 tensor, got {block_tables.dtype} "
+                f"{tuple(block_tables.shape)}")
+        _expect(block_tables.shape[0] >= rows and
+                (block_tables.shape[1] <= 1 or block_tables.stride(1) == 1),
+                f"block_tables must have >= {rows} rows and a contiguous last dimension")
+        _expect(seq_lens.dtype == torch.int32 and seq_lens.dim() == 1 and
+                seq_lens.shape[0] >= rows and (seq_lens.shape[0] <= 1 or seq_lens.stride(0) == 1),
+                f"seq_lens must be a contiguous 1-D int32 tensor of >= {rows} entries")
+        for name, t in (("out", out), ("block_tables", block_tables), ("seq_lens", seq_lens)):
+            self._same_device(t, device, name)
+        ws_ptr, ws_bytes = None, 0
+        if workspace is not None:
+            self._same_device(workspace, device, "workspace")
+            _expect(workspace.is_contiguous(), "workspace must be contiguous")
+            ws_ptr, ws_bytes = workspace.data_ptr(), workspace.numel() * workspace.element_size()
+        stride_bt = block_tables.stride(0) if block_tables.shape[0] > 1 else max(block_tables.shape[1], 1)
+        stream = self._stream(torch, device, stream)
+        _check(library().tqrt_launch_decode(
+            self._h, dtype, query.data_ptr(), query.stride(0), query.stride(1),
+            cache.data_ptr(), cache.numel(), block_tables.data_ptr(), stride_bt,
+            seq_lens.data_ptr(), out.data_ptr(), out.stride(0), out.stride(1),
+            rows, float(scale), ws_ptr, ws_bytes, stream))
+        return out
+
+    # -- helpers ---------------------------------------------------------
+
+    def _device_of(self, torch, t, name):
+        _expect(t.is_cuda, f"{name} must be a CUDA tensor, got device {t.device}")
+        index = t.device.index
+        if self.bound and index != self.device:
+            raise TqrtError(Status.NO_CONTEXT,
+                            f"{name} is on cuda:{index} but the plan was created "
+                            f"on cuda:{self.device}; create a plan per device")
+        # The plan's context must be current on this thread for the launch.
+        if torch.cuda.current_device() != index:
+            torch.cuda.set_device(index)
+        return index
+
+    @staticmethod
+    def _same_device(t, index, name):
+        _expect(t.is_cuda and t.device.index == index,
+                f"{name} is on {t.device}, expected cuda:{index}")
+
+    def _check_cache(self, torch, cache, index):
+        shape = self.bundle.layout["shape"]
+        _expect(cache.dtype == torch.uint8, f"cache must be uint8, got {cache.dtype}")
+        _expect(cache.dim() == len(shape) and tuple(cache.shape[1:]) == tuple(shape[1:]),
+                f"cache has shape {tuple(cache.shape)}; the layout is "
+                f"{('num_blocks',) + tuple(shape[1:])}", Status.SHAPE_MISMATCH)
+        _expect(cache.is_contiguous(), "cache must be contiguous")
+        self._same_device(cache, index, "cache")
+
+    @staticmethod
+    def _stream(torch, index, stream):
+        if stream is None:
+            stream = torch.cuda.current_stream(index)
+        return ctypes.c_void_p(stream.cuda_stream if hasattr(stream, "cuda_stream")
+                               else int(stream))
+
+
+def _dtype_code_of_name(name):
+    codes = {"bf16": _DTYPE_BF16, "bfloat16": _DTYPE_BF16,
+             "fp16": _DTYPE_FP16, "f16": _DTYPE_FP16, "float16": _DTYPE_FP16}
+    if name not in codes:
+        raise ValueError(f"tqrt: dtype {name!r} is not bf16 or fp16")
+    return codes[name]
+
+
+def _dtype_code(torch, t, name):
+    if t.dtype == torch.bfloat16:
+        return _DTYPE_BF16
+    if t.dtype == torch.float16:
+        return _DTYPE_FP16
+    raise TqrtError(Status.INVALID_ARGUMENT,
+                    f"{name} must be torch.bfloat16 or torch.float16, got {t.dtype}")
+
+
+def _expect(ok, message, status=Status.INVALID_ARGUMENT):
+    if not ok:
+        raise TqrtError(status, message)
+
+
+def _expect_shape(t, name, dims, text):
+    ok = t.dim() == len(dims) and all(d is None or t.shape[i] == d for i, d in enumerate(dims))
+    _expect(ok, f"{name} has shape {tuple(t.shape)}; expected {text} = "
+            f"{tuple('*' if d is None else d for d in dims)}", Status.SHAPE_MISMATCH)
+
+
+def device_count():
+    """CUDA devices the driver sees; raises TqrtError(NO_DEVICE) when none."""
+    n = ctypes.c_int32()
+    _check(library().tqrt_device_count(ctypes.byref(n)))
+    return n.value

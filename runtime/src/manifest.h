@@ -1,0 +1,112 @@
+//===- manifest.h - The validated manifest of a bundle ----------*- C++ -*-===//
+//
+// readManifest() turns manifest.json into this model or throws tqrt::Error
+// naming the field. Everything a plan or a launch needs is checked here, at
+// load time, so that plan creation only evaluates and launches only copy.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TQRT_SRC_MANIFEST_H
+#define TQRT_SRC_MANIFEST_H
+
+#include "tqrt/tqrt.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tqrt {
+
+/// The names a grid extent may use (docs/MANIFEST.md, kernels[].grid).
+enum class GridName { MaxBatch, MaxTokens, NumQHeads, NumKVHeads, HeadGroups,
+                      Splits };
+constexpr int kNumGridNames = 6;
+
+/// One grid extent: a product of literals and names, e.g. "max_batch*2".
+struct GridExpr {
+  std::string text;
+  int64_t literal = 1;                  // product of the literal factors
+  std::vector<GridName> names;          // the named factors
+};
+
+/// Parses an extent; throws Error(BAD_BUNDLE) naming `where` and the
+/// accepted names on anything else.
+GridExpr parseGridExpr(std::string_view text, const std::string &where);
+
+/// Values for evaluation, indexed by GridName.
+using GridValues = std::array<int64_t, kNumGridNames>;
+
+/// Number of kernel kinds / dtypes the runtime launches. Dtype index is
+/// tqrt_dtype - 1.
+constexpr int kNumKinds = 3;
+constexpr int kNumDtypes = 2;
+inline int dtypeIndex(tqrt_dtype d) { return static_cast<int>(d) - 1; }
+const char *kindName(int kind);
+const char *dtypeName(int dtypeIndex);
+
+struct KernelDesc {
+  std::string name, symbol, args;
+  int kind = 0;      // tqrt_kernel_kind
+  int dtype = 0;     // dtype index
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedBytes = 0;
+  GridExpr grid[3];
+  int64_t argsBytes = 0;
+};
+
+struct FieldDesc {
+  std::string name, dtype;
+  int64_t bytes = 0, offset = 0, tokenStride = 0;
+};
+
+/// The target arch, parsed: "sm_90a" -> {number 90, suffix 'a'}.
+struct Arch {
+  std::string text;
+  bool nvidia = true;   // false: an AMD gfx target
+  int number = 0;       // major*10 + minor for NVIDIA
+  char suffix = 0;      // 0, 'a' (arch-specific) or 'f' (family-specific)
+};
+/// Parses "sm_XY[a|f]" / "compute_XY[a|f]" (NVIDIA) or "gfxNNN" (AMD);
+/// returns false for anything else.
+bool parseArch(std::string_view text, Arch &arch);
+/// Whether code for `arch` (a cubin when `binary`, else PTX) runs on a
+/// device of compute capability `cc` (major*10 + minor).
+bool archRunsOn(const Arch &arch, int cc, bool binary);
+
+struct Manifest {
+  std::string source; // file name for messages ("manifest.json")
+  int schemaVersion = 0, abiVersion = 0;
+  std::string generator;
+
+  Arch arch;
+  std::string vendor, imageFile, ptxFile;
+
+  std::string preset;
+  int headDim = 0, numQHeads = 0, numKVHeads = 0, blockSize = 0;
+  float softmaxScale = 0;
+
+  std::string layoutKind, layoutDtype;
+  std::vector<int64_t> shape; // shape[0] = -1 for num_blocks
+  int64_t blockStride = 0, headStride = 0, regionBytes = 0,
+          bytesPerTokenHead = 0, alignment = 0;
+  std::vector<FieldDesc> fields;
+
+  int splits = 0, headsPerCta = 0, blockN = 0, warps = 0;
+  int64_t floatsPerBatchRow = 0;
+
+  std::vector<KernelDesc> kernels;
+  /// kernels[] index per (kind, dtype index), -1 when absent.
+  int kernelIndex[kNumKinds][kNumDtypes];
+
+  bool hasDtype(int dtypeIndex) const {
+    return kernelIndex[TQRT_KERNEL_STORE][dtypeIndex] >= 0;
+  }
+};
+
+/// Parses and validates manifest text; `source` names it in messages.
+Manifest readManifest(std::string_view text, const std::string &source);
+
+} // namespace tqrt
+
+#endif

@@ -1,0 +1,1028 @@
+//===- tqrt.cpp - The C ABI: bundles, plans, launches ---------------------===//
+//
+// Two paths with different rules:
+// - setup (bundle load, plan creation, queries): may allocate, read files,
+//   load modules and throw tqrt::Error internally; every entry point catches.
+// - launch: validates with plain comparisons, formats failures into the
+//   thread's fixed buffer, then makes one cuLaunchKernel call per kernel.
+//   No allocation, no lock, no synchronization, no device read, so launches
+//   can be captured into CUDA graphs.
+//
+//===----------------------------------------------------------------------===//
+#include "tqrt/tqrt.h"
+
+#include "driver.h"
+#include "error.h"
+#include "manifest.h"
+#include "tq/abi.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace tqrt;
+
+// ---------------------------------------------------------------------------
+// Error buffer
+// ---------------------------------------------------------------------------
+
+namespace {
+// Fixed size, so that reporting a launch error allocates nothing; long JIT
+// logs are truncated.
+thread_local char gMessage[4096];
+} // namespace
+
+void tqrt::clearError() { gMessage[0] = '\0'; }
+
+tqrt_status tqrt::setError(tqrt_status s, const char *message) {
+  std::snprintf(gMessage, sizeof gMessage, "%s", message);
+  return s;
+}
+
+tqrt_status tqrt::setErrorf(tqrt_status s, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  std::vsnprintf(gMessage, sizeof gMessage, format, ap);
+  va_end(ap);
+  return s;
+}
+
+namespace {
+
+template <typename F> tqrt_status guarded(F &&body) {
+  clearError();
+  try {
+    body();
+    return TQRT_OK;
+  } catch (const Error &e) {
+    return setError(e.status, e.message.c_str());
+  } catch (const std::bad_alloc &) {
+    return setError(TQRT_INTERNAL, "out of host memory");
+  } catch (const std::exception &e) {
+    return setErrorf(TQRT_INTERNAL, "internal error: %s", e.what());
+  } catch (...) {
+    return setError(TQRT_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Objects
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// The bundle's code loaded into one context.
+struct LoadedModule {
+  cu::Context ctx = nullptr;
+  unsigned long long ctxId = 0;
+  bool hasCtxId = false;
+  cu::Module module = nullptr;
+  const char *source = "none"; // "cubin" or "ptx"
+  int device = -1, cc = 0;
+  cu::Function fn[kNumKinds][kNumDtypes] = {};
+};
+
+} // namespace
+
+struct tqrt_bundle {
+  Manifest m;
+  std::vector<unsigned char> image;
+  std::string ptx; // std::string keeps the NUL the driver needs after PTX
+  Arch ptxArch;
+  std::mutex mutex; // guards `modules` (plan creation only)
+  std::vector<LoadedModule> modules;
+};
+
+struct tqrt_plan {
+  const tqrt_bundle *bundle = nullptr;
+  int32_t maxBatch = 0, maxTokens = 0;
+  uint64_t workspaceBytes = 0;
+  struct Kernel {
+    bool present = false;
+    uint32_t grid[3] = {0, 0, 0};
+    cu::Function fn = nullptr;
+  } k[kNumKinds][kNumDtypes];
+  bool bound = false;
+  cu::Context ctx = nullptr;
+  unsigned long long ctxId = 0;
+  bool hasCtxId = false;
+  int device = -1, cc = 0;
+  const char *source = "none";
+  std::string unboundReason; // why launches return NO_DEVICE
+};
+
+// ---------------------------------------------------------------------------
+// Loading
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::string readFile(const std::string &path, bool binary) {
+  std::ifstream in(path, binary ? std::ios::binary : std::ios::in);
+  if (!in)
+    fail(TQRT_BAD_BUNDLE,
+         "cannot read '" + path + "': " + std::strerror(errno));
+  std::string data((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  if (in.bad())
+    fail(TQRT_BAD_BUNDLE, "error reading '" + path + "'");
+  return data;
+}
+
+void checkImage(const unsigned char *p, size_t n, const std::string &name) {
+  // A cubin / HSACO is an ELF file; cuModuleLoadData also takes a fatbin.
+  static const unsigned char elf[4] = {0x7F, 'E', 'L', 'F'};
+  static const unsigned char fatbin[4] = {0x50, 0xED, 0x55, 0xBA};
+  if (n < 4 || (std::memcmp(p, elf, 4) != 0 && std::memcmp(p, fatbin, 4) != 0))
+    fail(TQRT_BAD_BUNDLE, name + " is not a cubin (no ELF or fatbin header; " +
+                              std::to_string(n) + " bytes)");
+}
+
+void setPtx(tqrt_bundle &b, const char *p, size_t n, const std::string &name) {
+  // PTX is text; a trailing NUL from a C array is not part of it.
+  while (n > 0 && p[n - 1] == '\0')
+    --n;
+  b.ptx.assign(p, n);
+  if (b.ptx.find('\0') != std::string::npos)
+    fail(TQRT_BAD_BUNDLE, name + " is not PTX text (it holds a NUL byte)");
+  // The arch the PTX was generated for is its .target directive
+  // (".target sm_90a" in a compute_90a PTX), not necessarily the cubin's.
+  size_t t = b.ptx.find(".target");
+  if (t == std::string::npos)
+    fail(TQRT_BAD_BUNDLE, name + " is not PTX (no .target directive)");
+  t += 7;
+  while (t < b.ptx.size() && (b.ptx[t] == ' ' || b.ptx[t] == '\t'))
+    ++t;
+  size_t e = t;
+  while (e < b.ptx.size() && b.ptx[e] != ',' && b.ptx[e] != ' ' &&
+         b.ptx[e] != '\t' && b.ptx[e] != '\n' && b.ptx[e] != '\r')
+    ++e;
+  if (!parseArch(b.ptx.substr(t, e - t), b.ptxArch) || !b.ptxArch.nvidia)
+    fail(TQRT_BAD_BUNDLE, name + ": unknown PTX target \"" +
+                              b.ptx.substr(t, e - t) + "\"");
+}
+
+void checkOut(void *out, const char *fn) {
+  if (!out)
+    fail(TQRT_INVALID_ARGUMENT, std::string(fn) + ": the output pointer is null");
+}
+
+} // namespace
+
+extern "C" {
+
+const char *tqrt_last_error(void) { return gMessage; }
+
+const char *tqrt_status_name(tqrt_status s) {
+  switch (s) {
+  case TQRT_OK: return "TQRT_OK";
+  case TQRT_INVALID_ARGUMENT: return "TQRT_INVALID_ARGUMENT";
+  case TQRT_BAD_BUNDLE: return "TQRT_BAD_BUNDLE";
+  case TQRT_UNSUPPORTED_VERSION: return "TQRT_UNSUPPORTED_VERSION";
+  case TQRT_ARCH_MISMATCH: return "TQRT_ARCH_MISMATCH";
+  case TQRT_SHAPE_MISMATCH: return "TQRT_SHAPE_MISMATCH";
+  case TQRT_EXCEEDS_PLAN: return "TQRT_EXCEEDS_PLAN";
+  case TQRT_WORKSPACE_TOO_SMALL: return "TQRT_WORKSPACE_TOO_SMALL";
+  case TQRT_UNSUPPORTED_DTYPE: return "TQRT_UNSUPPORTED_DTYPE";
+  case TQRT_NO_DEVICE: return "TQRT_NO_DEVICE";
+  case TQRT_NO_CONTEXT: return "TQRT_NO_CONTEXT";
+  case TQRT_CUDA_ERROR: return "TQRT_CUDA_ERROR";
+  case TQRT_INTERNAL: return "TQRT_INTERNAL";
+  }
+  return "TQRT_UNKNOWN_STATUS";
+}
+
+const char *tqrt_version(void) { return TQRT_VERSION_STRING; }
+int tqrt_abi_version(void) { return TQ_ABI_VERSION; }
+
+tqrt_status tqrt_bundle_load_dir(const char *dir, tqrt_bundle **out) {
+  return guarded([&] {
+    checkOut(out, "tqrt_bundle_load_dir");
+    *out = nullptr;
+    if (!dir || !*dir)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_bundle_load_dir: dir is null or empty");
+    std::string base(dir);
+    if (base.back() != '/')
+      base += '/';
+    std::string manifestPath = base + "manifest.json";
+    std::string text = readFile(manifestPath, false);
+    auto b = std::make_unique<tqrt_bundle>();
+    b->m = readManifest(text, manifestPath);
+    std::string imagePath = base + b->m.imageFile;
+    std::string image = readFile(imagePath, true);
+    checkImage(reinterpret_cast<const unsigned char *>(image.data()),
+               image.size(), imagePath);
+    b->image.assign(image.begin(), image.end());
+    if (!b->m.ptxFile.empty()) {
+      std::string ptxPath = base + b->m.ptxFile;
+      std::string ptx = readFile(ptxPath, true);
+      setPtx(*b, ptx.data(), ptx.size(), ptxPath);
+    }
+    *out = b.release();
+  });
+}
+
+tqrt_status tqrt_bundle_load_memory(const void *manifest, size_t manifestLen,
+                                    const void *image, size_t imageLen,
+                                    const void *ptx, size_t ptxLen,
+                                    tqrt_bundle **out) {
+  return guarded([&] {
+    checkOut(out, "tqrt_bundle_load_memory");
+    *out = nullptr;
+    if (!manifest || manifestLen == 0)
+      fail(TQRT_INVALID_ARGUMENT,
+           "tqrt_bundle_load_memory: manifest is null or empty");
+    // A pointer with length 0 means "none" (a header without PTX still
+    // defines the array); a null pointer with a length is a caller bug.
+    if (!image && imageLen)
+      fail(TQRT_INVALID_ARGUMENT,
+           "tqrt_bundle_load_memory: image is null but image_len is " +
+               std::to_string(imageLen));
+    if (!ptx && ptxLen)
+      fail(TQRT_INVALID_ARGUMENT,
+           "tqrt_bundle_load_memory: ptx is null but ptx_len is " +
+               std::to_string(ptxLen));
+    if (imageLen == 0 && ptxLen == 0)
+      fail(TQRT_INVALID_ARGUMENT,
+           "tqrt_bundle_load_memory: neither a cubin (image) nor PTX given");
+    // The generated header's manifest array may carry a trailing NUL.
+    const char *text = static_cast<const char *>(manifest);
+    while (manifestLen > 0 && text[manifestLen - 1] == '\0')
+      --manifestLen;
+    auto b = std::make_unique<tqrt_bundle>();
+    b->m = readManifest(std::string_view(text, manifestLen),
+                        "manifest.json (in memory)");
+    if (imageLen) {
+      const auto *p = static_cast<const unsigned char *>(image);
+      checkImage(p, imageLen, "the image (" + b->m.imageFile + ", in memory)");
+      b->image.assign(p, p + imageLen);
+    }
+    if (ptxLen)
+      setPtx(*b, static_cast<const char *>(ptx), ptxLen,
+             "the PTX (in memory)");
+    *out = b.release();
+  });
+}
+
+void tqrt_bundle_destroy(tqrt_bundle *bundle) {
+  if (!bundle)
+    return;
+  const cu::Driver &d = cu::driver();
+  if (d.usable)
+    for (LoadedModule &lm : bundle->modules)
+      d.api.cuModuleUnload(lm.module); // errors ignored: context may be gone
+  delete bundle;
+}
+
+tqrt_status tqrt_bundle_get_info(const tqrt_bundle *b, tqrt_bundle_info *info) {
+  return guarded([&] {
+    if (!b)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_bundle_get_info: bundle is null");
+    checkOut(info, "tqrt_bundle_get_info");
+    const Manifest &m = b->m;
+    *info = tqrt_bundle_info{};
+    info->arch = m.arch.text.c_str();
+    info->vendor = m.vendor.c_str();
+    info->preset = m.preset.c_str();
+    info->generator = m.generator.c_str();
+    info->schema_version = m.schemaVersion;
+    info->abi_version = m.abiVersion;
+    info->head_dim = m.headDim;
+    info->num_q_heads = m.numQHeads;
+    info->num_kv_heads = m.numKVHeads;
+    info->block_size = m.blockSize;
+    info->splits = m.splits;
+    info->heads_per_cta = m.headsPerCta;
+    info->block_n = m.blockN;
+    info->warps = m.warps;
+    for (int dt = 0; dt < kNumDtypes; ++dt)
+      if (m.hasDtype(dt))
+        info->dtypes |= 1u << (dt + 1);
+    info->softmax_scale = m.softmaxScale;
+    info->has_image = !b->image.empty();
+    info->has_ptx = !b->ptx.empty();
+  });
+}
+
+tqrt_status tqrt_bundle_get_layout(const tqrt_bundle *b,
+                                   tqrt_layout_info *layout) {
+  return guarded([&] {
+    if (!b)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_bundle_get_layout: bundle is null");
+    checkOut(layout, "tqrt_bundle_get_layout");
+    const Manifest &m = b->m;
+    *layout = tqrt_layout_info{};
+    layout->kind = m.layoutKind.c_str();
+    layout->dtype = m.layoutDtype.c_str();
+    for (size_t i = 0; i < m.shape.size(); ++i)
+      layout->shape[i] = m.shape[i];
+    layout->block_stride = m.blockStride;
+    layout->head_stride = m.headStride;
+    layout->region_bytes = m.regionBytes;
+    layout->bytes_per_token_head = m.bytesPerTokenHead;
+    layout->alignment = m.alignment;
+    layout->rank = static_cast<int32_t>(m.shape.size());
+    layout->num_fields = static_cast<int32_t>(m.fields.size());
+  });
+}
+
+tqrt_status tqrt_bundle_get_field(const tqrt_bundle *b, int32_t index,
+                                  tqrt_field_info *field) {
+  return guarded([&] {
+    if (!b)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_bundle_get_field: bundle is null");
+    checkOut(field, "tqrt_bundle_get_field");
+    if (index < 0 || static_cast<size_t>(index) >= b->m.fields.size())
+      fail(TQRT_INVALID_ARGUMENT,
+           "tqrt_bundle_get_field: index " + std::to_string(index) +
+               " is outside [0, " + std::to_string(b->m.fields.size()) + ")");
+    const FieldDesc &f = b->m.fields[index];
+    field->name = f.name.c_str();
+    field->dtype = f.dtype.c_str();
+    field->bytes = f.bytes;
+    field->offset = f.offset;
+    field->token_stride = f.tokenStride;
+  });
+}
+
+static void checkNumBlocks(const tqrt_bundle *b, int64_t numBlocks,
+                           const char *fn) {
+  if (!b)
+    fail(TQRT_INVALID_ARGUMENT, std::string(fn) + ": bundle is null");
+  if (numBlocks < 1)
+    fail(TQRT_INVALID_ARGUMENT, std::string(fn) + ": num_blocks is " +
+                                    std::to_string(numBlocks) +
+                                    "; it must be at least 1");
+  if (numBlocks > INT64_MAX / b->m.blockStride)
+    fail(TQRT_INVALID_ARGUMENT,
+         std::string(fn) + ": num_blocks " + std::to_string(numBlocks) +
+             " times block_stride " + std::to_string(b->m.blockStride) +
+             " overflows 64 bits");
+}
+
+tqrt_status tqrt_cache_shape(const tqrt_bundle *b, int64_t numBlocks,
+                             int64_t shape[4], int32_t *rank) {
+  return guarded([&] {
+    checkNumBlocks(b, numBlocks, "tqrt_cache_shape");
+    checkOut(shape, "tqrt_cache_shape");
+    checkOut(rank, "tqrt_cache_shape");
+    for (int i = 0; i < 4; ++i)
+      shape[i] = i < static_cast<int>(b->m.shape.size()) ? b->m.shape[i] : 0;
+    shape[0] = numBlocks;
+    *rank = static_cast<int32_t>(b->m.shape.size());
+  });
+}
+
+tqrt_status tqrt_cache_bytes(const tqrt_bundle *b, int64_t numBlocks,
+                             uint64_t *bytes) {
+  return guarded([&] {
+    checkNumBlocks(b, numBlocks, "tqrt_cache_bytes");
+    checkOut(bytes, "tqrt_cache_bytes");
+    *bytes = static_cast<uint64_t>(numBlocks) *
+             static_cast<uint64_t>(b->m.blockStride);
+  });
+}
+
+} // extern "C"
+
+// ---------------------------------------------------------------------------
+// Plans
+// ---------------------------------------------------------------------------
+
+namespace {
+
+int64_t evaluate(const GridExpr &e, const GridValues &values,
+                 const std::string &where, int64_t limit) {
+  // Each factor is at most 2^31, so checking against the limit after each
+  // multiplication keeps the product far from overflow.
+  int64_t v = e.literal;
+  for (GridName n : e.names) {
+    v *= values[static_cast<int>(n)];
+    if (v > limit)
+      break;
+  }
+  if (v > limit)
+    fail(TQRT_INVALID_ARGUMENT,
+         "tqrt_plan_create: " + where + " = \"" + e.text + "\" exceeds " +
+             std::to_string(limit) + " for this plan; use a smaller bucket");
+  return v;
+}
+
+void checkDriver(cu::Result r, const char *what) {
+  if (r != cu::kSuccess)
+    fail(TQRT_CUDA_ERROR, std::string("tqrt_plan_create: ") + what + ": " +
+                              cu::describe(r));
+}
+
+std::string smName(int cc) { return "sm_" + std::to_string(cc); }
+
+/// Loads the bundle's code into the current context `ctx` of device `dev`.
+LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
+                        cu::Context ctx, cu::Device dev) {
+  const Manifest &m = b.m;
+  LoadedModule lm;
+  lm.ctx = ctx;
+  lm.device = dev;
+  int major = 0, minor = 0;
+  checkDriver(a.cuDeviceGetAttribute(&major, cu::kDevAttrComputeCapabilityMajor, dev),
+              "cuDeviceGetAttribute(compute capability)");
+  checkDriver(a.cuDeviceGetAttribute(&minor, cu::kDevAttrComputeCapabilityMinor, dev),
+              "cuDeviceGetAttribute(compute capability)");
+  lm.cc = major * 10 + minor;
+  const std::string device = "device " + std::to_string(dev) +
+                             " (compute capability " + std::to_string(major) +
+                             "." + std::to_string(minor) + ")";
+  if (!m.arch.nvidia)
+    fail(TQRT_ARCH_MISMATCH,
+         "tqrt_plan_create: the bundle is for " + m.arch.text + " (" +
+             m.vendor + "); this runtime launches NVIDIA (sm_*) bundles only");
+
+  // The cubin when it runs on this device, else the PTX through the driver's
+  // JIT; which one was used is reported by tqrt_plan_get_info.
+  std::string tried;
+  if (!b.image.empty()) {
+    if (archRunsOn(m.arch, lm.cc, true)) {
+      cu::Result r = a.cuModuleLoadData(&lm.module, b.image.data());
+      if (r == cu::kSuccess)
+        lm.source = "cubin";
+      else if (r == cu::kErrorNoBinaryForGpu)
+        tried = "the " + m.arch.text + " cubin was refused (" +
+                cu::describe(r) + ")";
+      else
+        fail(TQRT_CUDA_ERROR, "tqrt_plan_create: loading the " + m.arch.text +
+                                  " cubin on " + device + ": " + cu::describe(r));
+    } else {
+      tried = "the cubin is for " + m.arch.text;
+    }
+  }
+  if (!lm.module && !b.ptx.empty()) {
+    if (archRunsOn(b.ptxArch, lm.cc, false)) {
+      char log[2048] = {0};
+      int options[2] = {cu::kJitErrorLogBuffer, cu::kJitErrorLogBufferSizeBytes};
+      void *values[2] = {log, reinterpret_cast<void *>(sizeof log)};
+      cu::Result r =
+          a.cuModuleLoadDataEx(&lm.module, b.ptx.c_str(), 2, options, values);
+      if (r == cu::kErrorUnsupportedPtxVersion)
+        fail(TQRT_ARCH_MISMATCH,
+             "tqrt_plan_create: the driver is older than the bundle's PTX (" +
+                 cu::describe(r) + "); update the NVIDIA driver or compile "
+                 "the bundle for " + smName(lm.cc) + " so its cubin is used");
+      if (r != cu::kSuccess)
+        fail(TQRT_CUDA_ERROR, "tqrt_plan_create: JIT-compiling the " +
+                                  b.ptxArch.text + " PTX on " + device + ": " +
+                                  cu::describe(r) + (log[0] ? ": " : "") + log);
+      lm.source = "ptx";
+    } else {
+      tried += std::string(tried.empty() ? "" : ", ") + "the PTX is for " +
+               b.ptxArch.text;
+    }
+  } else if (!lm.module) {
+    tried += std::string(tried.empty() ? "" : ", ") + "the bundle has no PTX";
+  }
+  if (!lm.module)
+    fail(TQRT_ARCH_MISMATCH,
+         "tqrt_plan_create: the bundle does not run on " + device + ": " +
+             tried + "; compile it with tqc --arch " + smName(lm.cc));
+
+  try {
+    int optin = 0;
+    a.cuDeviceGetAttribute(&optin, cu::kDevAttrMaxSharedMemoryPerBlockOptin,
+                           dev);
+    for (const KernelDesc &k : m.kernels) {
+      cu::Function f = nullptr;
+      cu::Result r = a.cuModuleGetFunction(&f, lm.module, k.symbol.c_str());
+      if (r != cu::kSuccess)
+        fail(TQRT_BAD_BUNDLE, "tqrt_plan_create: kernel '" + k.name +
+                                  "': symbol '" + k.symbol + "' is not in the " +
+                                  lm.source + " (" + cu::describe(r) + ")");
+      int maxThreads = 0, staticShared = 0;
+      checkDriver(a.cuFuncGetAttribute(&maxThreads, cu::kFuncAttrMaxThreadsPerBlock, f),
+                  "cuFuncGetAttribute");
+      checkDriver(a.cuFuncGetAttribute(&staticShared, cu::kFuncAttrSharedSizeBytes, f),
+                  "cuFuncGetAttribute");
+      int64_t threads = int64_t(k.block[0]) * k.block[1] * k.block[2];
+      if (threads > maxThreads)
+        fail(TQRT_BAD_BUNDLE,
+             "tqrt_plan_create: kernel '" + k.name + "' is launched with " +
+                 std::to_string(threads) + " threads but its code allows " +
+                 std::to_string(maxThreads) + " (launch bounds / registers)");
+      // Dynamic shared memory above the default 48 KiB must be opted into
+      // per function; this is setup, so it happens here and not at launch.
+      if (k.sharedBytes > 48 * 1024) {
+        if (optin > 0 && int64_t(k.sharedBytes) + staticShared > optin)
+          fail(TQRT_ARCH_MISMATCH,
+               "tqrt_plan_create: kernel '" + k.name + "' needs " +
+                   std::to_string(k.sharedBytes + staticShared) +
+                   " bytes of shared memory; " + device + " allows " +
+                   std::to_string(optin));
+        checkDriver(a.cuFuncSetAttribute(f, cu::kFuncAttrMaxDynamicSharedSizeBytes,
+                                            static_cast<int>(k.sharedBytes)),
+                    "cuFuncSetAttribute(max dynamic shared memory)");
+      }
+      lm.fn[k.kind][k.dtype] = f;
+    }
+  } catch (...) {
+    a.cuModuleUnload(lm.module);
+    throw;
+  }
+  return lm;
+}
+
+/// Binds `plan` to the current context, loading the bundle's code there if
+/// this is the context's first plan.
+void bind(tqrt_plan &plan, tqrt_bundle &b) {
+  const cu::Driver &d = cu::driver();
+  if (!d.usable) {
+    if (d.initFailed)
+      fail(TQRT_CUDA_ERROR, "tqrt_plan_create: " + d.why);
+    plan.unboundReason = d.why;
+    return; // an unbound plan: sizes and checks work, launches say NO_DEVICE
+  }
+  const cu::Api &a = d.api;
+  cu::Context ctx = nullptr;
+  checkDriver(a.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (!ctx)
+    fail(TQRT_NO_CONTEXT,
+         "tqrt_plan_create: no CUDA context is current on this thread; make "
+         "the device's context current first (cudaSetDevice(dev) then "
+         "cudaFree(0) with the runtime API, cuCtxSetCurrent with the driver "
+         "API, torch.cuda.set_device(dev) and any CUDA op in PyTorch)");
+  unsigned long long id = 0;
+  bool hasId = a.cuCtxGetId && a.cuCtxGetId(ctx, &id) == cu::kSuccess;
+  cu::Device dev = 0;
+  checkDriver(a.cuCtxGetDevice(&dev), "cuCtxGetDevice");
+
+  std::lock_guard<std::mutex> lock(b.mutex);
+  const LoadedModule *lm = nullptr;
+  for (const LoadedModule &x : b.modules)
+    if (x.ctx == ctx && x.hasCtxId == hasId && x.ctxId == id)
+      lm = &x;
+  if (!lm) {
+    LoadedModule loaded = loadModule(b, a, ctx, dev);
+    loaded.ctxId = id;
+    loaded.hasCtxId = hasId;
+    b.modules.push_back(loaded);
+    lm = &b.modules.back();
+  }
+  for (int kind = 0; kind < kNumKinds; ++kind)
+    for (int dt = 0; dt < kNumDtypes; ++dt)
+      plan.k[kind][dt].fn = lm->fn[kind][dt];
+  plan.bound = true;
+  plan.ctx = ctx;
+  plan.ctxId = id;
+  plan.hasCtxId = hasId;
+  plan.device = lm->device;
+  plan.cc = lm->cc;
+  plan.source = lm->source;
+}
+
+} // namespace
+
+extern "C" {
+
+tqrt_status tqrt_plan_create(const tqrt_bundle *bundle, int32_t maxBatch,
+                             int32_t maxTokens, tqrt_plan **out) {
+  return guarded([&] {
+    checkOut(out, "tqrt_plan_create");
+    *out = nullptr;
+    if (!bundle)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_create: bundle is null");
+    if (maxBatch < 1)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_create: max_batch is " +
+                                      std::to_string(maxBatch) +
+                                      "; it must be at least 1");
+    if (maxTokens < 1)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_create: max_tokens is " +
+                                      std::to_string(maxTokens) +
+                                      "; it must be at least 1");
+    const Manifest &m = bundle->m;
+    auto plan = std::make_unique<tqrt_plan>();
+    plan->bundle = bundle;
+    plan->maxBatch = maxBatch;
+    plan->maxTokens = maxTokens;
+    GridValues values{};
+    values[int(GridName::MaxBatch)] = maxBatch;
+    values[int(GridName::MaxTokens)] = maxTokens;
+    values[int(GridName::NumQHeads)] = m.numQHeads;
+    values[int(GridName::NumKVHeads)] = m.numKVHeads;
+    values[int(GridName::HeadGroups)] = m.numQHeads / m.headsPerCta;
+    values[int(GridName::Splits)] = m.splits;
+    // CUDA's grid limits: x < 2^31, y and z < 2^16.
+    const int64_t limits[3] = {INT32_MAX, 65535, 65535};
+    for (const KernelDesc &k : m.kernels) {
+      tqrt_plan::Kernel &pk = plan->k[k.kind][k.dtype];
+      pk.present = true;
+      for (int j = 0; j < 3; ++j)
+        pk.grid[j] = static_cast<uint32_t>(
+            evaluate(k.grid[j], values,
+                     "kernel '" + k.name + "' grid[" + std::to_string(j) + "]",
+                     limits[j]));
+    }
+    if (m.splits > 1) {
+      uint64_t floats = static_cast<uint64_t>(m.floatsPerBatchRow) *
+                        static_cast<uint64_t>(maxBatch);
+      plan->workspaceBytes = floats * sizeof(float);
+    }
+    // Casting away const is confined to the module cache, which the bundle
+    // guards with its mutex; the manifest itself is never modified.
+    bind(*plan, const_cast<tqrt_bundle &>(*bundle));
+    *out = plan.release();
+  });
+}
+
+void tqrt_plan_destroy(tqrt_plan *plan) { delete plan; }
+
+tqrt_status tqrt_plan_get_info(const tqrt_plan *plan, tqrt_plan_info *info) {
+  return guarded([&] {
+    if (!plan)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_get_info: plan is null");
+    checkOut(info, "tqrt_plan_get_info");
+    *info = tqrt_plan_info{};
+    info->workspace_bytes = plan->workspaceBytes;
+    info->max_batch = plan->maxBatch;
+    info->max_tokens = plan->maxTokens;
+    info->bound = plan->bound;
+    info->device = plan->device;
+    info->compute_capability = plan->cc;
+    info->module_source = plan->source;
+  });
+}
+
+} // extern "C"
+
+// ---------------------------------------------------------------------------
+// Launches: no exceptions, no allocation from here on.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+bool misaligned(const void *p, uintptr_t alignment) {
+  return reinterpret_cast<uintptr_t>(p) % alignment != 0;
+}
+
+tqrt_status checkDtype(const tqrt_plan *plan, tqrt_dtype dtype,
+                       const char *fn) {
+  if (dtype != TQRT_DTYPE_BF16 && dtype != TQRT_DTYPE_FP16)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: dtype %d is not a tqrt_dtype (TQRT_DTYPE_BF16 = 1, "
+                     "TQRT_DTYPE_FP16 = 2)",
+                     fn, static_cast<int>(dtype));
+  if (!plan->bundle->m.hasDtype(dtypeIndex(dtype))) {
+    const Manifest &m = plan->bundle->m;
+    return setErrorf(TQRT_UNSUPPORTED_DTYPE,
+                     "%s: the bundle has no %s kernels (it has:%s%s)", fn,
+                     dtypeName(dtypeIndex(dtype)),
+                     m.hasDtype(0) ? " bf16" : "", m.hasDtype(1) ? " fp16" : "");
+  }
+  return TQRT_OK;
+}
+
+tqrt_status checkPointer(const void *p, uintptr_t alignment, const char *fn,
+                         const char *name) {
+  if (!p)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: %s is null", fn, name);
+  if (misaligned(p, alignment))
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: %s (%p) is not %u-byte aligned", fn, name, p,
+                     static_cast<unsigned>(alignment));
+  return TQRT_OK;
+}
+
+/// Strides of a [rows, heads, head_dim] activation whose last dimension is
+/// contiguous: positive, multiples of 8 elements (16 bytes of a 2-byte
+/// dtype, so every head vector is 16-byte aligned), and no two head vectors
+/// overlap. `rows` is this launch's row count (tokens or batch).
+tqrt_status checkStrides(const char *fn, const char *name, const char *rowName,
+                         int64_t rowStride, int64_t rows, int64_t headStride,
+                         int64_t heads, int64_t headDim) {
+  const char *which[2] = {rowName, "head"};
+  const int64_t strides[2] = {rowStride, headStride};
+  for (int i = 0; i < 2; ++i) {
+    if (strides[i] <= 0)
+      return setErrorf(TQRT_INVALID_ARGUMENT,
+                       "%s: %s_stride_%s is %lld; strides are positive element "
+                       "counts",
+                       fn, name, which[i], static_cast<long long>(strides[i]));
+    if (strides[i] % 8 != 0)
+      return setErrorf(TQRT_INVALID_ARGUMENT,
+                       "%s: %s_stride_%s is %lld elements; it must be a "
+                       "multiple of 8 (16 bytes) so that every head vector "
+                       "starts 16-byte aligned",
+                       fn, name, which[i], static_cast<long long>(strides[i]));
+  }
+  // Dimensions of extent 1 take no room; the others, from the smaller
+  // stride up, must each clear the span of the ones inside it.
+  struct Dim { int64_t stride, extent; } dims[2] = {{rowStride, rows},
+                                                    {headStride, heads}};
+  if (dims[0].stride > dims[1].stride)
+    std::swap(dims[0], dims[1]);
+  __int128 span = headDim; // elements covered by the dimensions inside
+  for (const Dim &d : dims) {
+    if (d.extent <= 1)
+      continue;
+    if (d.stride < span)
+      return setErrorf(TQRT_SHAPE_MISMATCH,
+                       "%s: %s strides (%s %lld, head %lld elements) make the "
+                       "head vectors of a [%lld, %lld, %lld] (%s, head, "
+                       "head_dim) tensor overlap",
+                       fn, name, rowName, static_cast<long long>(rowStride),
+                       static_cast<long long>(headStride),
+                       static_cast<long long>(rows),
+                       static_cast<long long>(heads),
+                       static_cast<long long>(headDim), rowName);
+    span = static_cast<__int128>(d.stride) * (d.extent - 1) + span;
+  }
+  return TQRT_OK;
+}
+
+tqrt_status checkCache(const tqrt_plan *plan, const void *cache,
+                       int64_t cacheBytes, const char *fn) {
+  const Manifest &m = plan->bundle->m;
+  uintptr_t align = m.alignment > 16 ? static_cast<uintptr_t>(m.alignment) : 16;
+  if (tqrt_status s = checkPointer(cache, align, fn, "cache"))
+    return s;
+  if (cacheBytes <= 0 || cacheBytes % m.blockStride != 0)
+    return setErrorf(TQRT_SHAPE_MISMATCH,
+                     "%s: cache_bytes %lld is not a positive multiple of the "
+                     "layout's block_stride %lld (the cache is a uint8 tensor "
+                     "of shape [num_blocks, ...] from tqrt_cache_shape)",
+                     fn, static_cast<long long>(cacheBytes),
+                     static_cast<long long>(m.blockStride));
+  return TQRT_OK;
+}
+
+/// The device side: the plan must be bound and its context current.
+tqrt_status checkContext(const tqrt_plan *plan, const char *fn) {
+  if (!plan->bound)
+    return setErrorf(TQRT_NO_DEVICE, "%s: no CUDA device: %s", fn,
+                     plan->unboundReason.c_str());
+  const cu::Api &a = cu::driver().api;
+  cu::Context ctx = nullptr;
+  cu::Result r = a.cuCtxGetCurrent(&ctx);
+  if (r != cu::kSuccess) {
+    char text[256];
+    cu::describe(r, text, sizeof text);
+    return setErrorf(TQRT_CUDA_ERROR, "%s: cuCtxGetCurrent: %s", fn, text);
+  }
+  unsigned long long id = 0;
+  bool same = ctx == plan->ctx;
+  if (same && plan->hasCtxId)
+    same = a.cuCtxGetId(ctx, &id) == cu::kSuccess && id == plan->ctxId;
+  if (!same)
+    return setErrorf(TQRT_NO_CONTEXT,
+                     "%s: the current CUDA context is %s the one the plan was "
+                     "created in (device %d); make that context current, or "
+                     "create a plan per context",
+                     fn, ctx ? "not" : "none, not", plan->device);
+  return TQRT_OK;
+}
+
+tqrt_status launch(const tqrt_plan::Kernel &k, const uint32_t block[3],
+                   uint32_t shared, void *stream, void *args, const char *fn,
+                   const char *kernelName) {
+  void *params[1] = {args};
+  const cu::Api &a = cu::driver().api;
+  cu::Result r = a.cuLaunchKernel(k.fn, k.grid[0], k.grid[1], k.grid[2],
+                                  block[0], block[1], block[2], shared,
+                                  static_cast<cu::Stream>(stream), params,
+                                  nullptr);
+  if (r != cu::kSuccess) {
+    char text[256];
+    cu::describe(r, text, sizeof text);
+    return setErrorf(TQRT_CUDA_ERROR, "%s: launching %s (grid %u x %u x %u): %s",
+                     fn, kernelName, k.grid[0], k.grid[1], k.grid[2], text);
+  }
+  return TQRT_OK;
+}
+
+const KernelDesc &desc(const tqrt_plan *plan, int kind, int dt) {
+  const Manifest &m = plan->bundle->m;
+  return m.kernels[m.kernelIndex[kind][dt]];
+}
+
+} // namespace
+
+extern "C" {
+
+tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan, tqrt_kernel_kind kind,
+                                 tqrt_dtype dtype, tqrt_launch_dims *dims) {
+  clearError();
+  const char *fn = "tqrt_plan_get_launch";
+  if (!plan)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
+  if (!dims)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: the output pointer is null", fn);
+  if (kind != TQRT_KERNEL_STORE && kind != TQRT_KERNEL_DECODE &&
+      kind != TQRT_KERNEL_COMBINE)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: kind %d is not a "
+                     "tqrt_kernel_kind (0 store, 1 decode, 2 combine)",
+                     fn, static_cast<int>(kind));
+  if (tqrt_status s = checkDtype(plan, dtype, fn))
+    return s;
+  const tqrt_plan::Kernel &k = plan->k[kind][dtypeIndex(dtype)];
+  if (!k.present)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: the bundle has no combine kernel (plan.splits is 1: "
+                     "decode writes the output itself)", fn);
+  const KernelDesc &d = desc(plan, kind, dtypeIndex(dtype));
+  for (int j = 0; j < 3; ++j) {
+    dims->grid[j] = k.grid[j];
+    dims->block[j] = d.block[j];
+  }
+  dims->shared_bytes = d.sharedBytes;
+  return TQRT_OK;
+}
+
+tqrt_status tqrt_launch_store(const tqrt_plan *plan, tqrt_dtype dtype,
+                              const void *key, int64_t keyStrideToken,
+                              int64_t keyStrideHead, const void *value,
+                              int64_t valueStrideToken,
+                              int64_t valueStrideHead, void *cache,
+                              int64_t cacheBytes, const int64_t *slotMapping,
+                              int32_t numTokens, void *stream) {
+  clearError();
+  const char *fn = "tqrt_launch_store";
+  if (!plan)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
+  if (tqrt_status s = checkDtype(plan, dtype, fn))
+    return s;
+  const Manifest &m = plan->bundle->m;
+  if (numTokens < 0)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: num_tokens is %d", fn,
+                     numTokens);
+  if (numTokens > plan->maxTokens)
+    return setErrorf(TQRT_EXCEEDS_PLAN,
+                     "%s: num_tokens %d is above the plan's max_tokens %d "
+                     "(its grid has max_tokens CTAs); create a plan for a "
+                     "larger bucket",
+                     fn, numTokens, plan->maxTokens);
+  if (tqrt_status s = checkPointer(key, 16, fn, "key"))
+    return s;
+  if (tqrt_status s = checkPointer(value, 16, fn, "value"))
+    return s;
+  if (tqrt_status s = checkCache(plan, cache, cacheBytes, fn))
+    return s;
+  if (tqrt_status s = checkPointer(slotMapping, 8, fn, "slot_mapping"))
+    return s;
+  if (tqrt_status s = checkStrides(fn, "key", "token", keyStrideToken,
+                                   numTokens, keyStrideHead, m.numKVHeads,
+                                   m.headDim))
+    return s;
+  if (tqrt_status s = checkStrides(fn, "value", "token", valueStrideToken,
+                                   numTokens, valueStrideHead, m.numKVHeads,
+                                   m.headDim))
+    return s;
+  if (tqrt_status s = checkContext(plan, fn))
+    return s;
+
+  tq_store_args args;
+  std::memset(&args, 0, sizeof args);
+  args.key = key;
+  args.value = value;
+  args.cache = static_cast<uint8_t *>(cache);
+  args.slot_mapping = slotMapping;
+  args.key_stride_token = keyStrideToken;
+  args.key_stride_head = keyStrideHead;
+  args.value_stride_token = valueStrideToken;
+  args.value_stride_head = valueStrideHead;
+  args.num_tokens = numTokens;
+  args.reserved = 0;
+  const int dt = dtypeIndex(dtype);
+  const KernelDesc &d = desc(plan, TQRT_KERNEL_STORE, dt);
+  return launch(plan->k[TQRT_KERNEL_STORE][dt], d.block, d.sharedBytes, stream,
+                &args, fn, d.name.c_str());
+}
+
+tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
+                               const void *query, int64_t queryStrideBatch,
+                               int64_t queryStrideHead, const void *cache,
+                               int64_t cacheBytes, const int32_t *blockTables,
+                               int32_t blockTableStride,
+                               const int32_t *seqLens, void *out,
+                               int64_t outStrideBatch, int64_t outStrideHead,
+                               int32_t batch, float scale, void *workspace,
+                               uint64_t workspaceBytes, void *stream) {
+  clearError();
+  const char *fn = "tqrt_launch_decode";
+  if (!plan)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
+  if (tqrt_status s = checkDtype(plan, dtype, fn))
+    return s;
+  const Manifest &m = plan->bundle->m;
+  if (batch < 0)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: batch is %d", fn, batch);
+  if (batch > plan->maxBatch)
+    return setErrorf(TQRT_EXCEEDS_PLAN,
+                     "%s: batch %d is above the plan's max_batch %d; create a "
+                     "plan for a larger bucket",
+                     fn, batch, plan->maxBatch);
+  if (!(scale >= 0.0f) || !std::isfinite(scale))
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: scale is %g; it must be a positive finite number "
+                     "(or 0 for the manifest's softmax_scale)",
+                     fn, static_cast<double>(scale));
+  if (tqrt_status s = checkPointer(query, 16, fn, "query"))
+    return s;
+  if (tqrt_status s = checkCache(plan, cache, cacheBytes, fn))
+    return s;
+  if (tqrt_status s = checkPointer(blockTables, 4, fn, "block_tables"))
+    return s;
+  if (tqrt_status s = checkPointer(seqLens, 4, fn, "seq_lens"))
+    return s;
+  if (tqrt_status s = checkPointer(out, 16, fn, "out"))
+    return s;
+  if (blockTableStride < 1)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: block_table_stride is %d; it must be at least 1", fn,
+                     blockTableStride);
+  if (tqrt_status s = checkStrides(fn, "query", "batch", queryStrideBatch,
+                                   batch, queryStrideHead, m.numQHeads,
+                                   m.headDim))
+    return s;
+  if (tqrt_status s = checkStrides(fn, "out", "batch", outStrideBatch, batch,
+                                   outStrideHead, m.numQHeads, m.headDim))
+    return s;
+  if (plan->workspaceBytes > 0) {
+    if (tqrt_status s = checkPointer(workspace, 16, fn, "workspace"))
+      return s;
+    if (workspaceBytes < plan->workspaceBytes)
+      return setErrorf(TQRT_WORKSPACE_TOO_SMALL,
+                       "%s: workspace_bytes %llu is below the plan's %llu "
+                       "(4 * max_batch %d * %lld floats per row)",
+                       fn, static_cast<unsigned long long>(workspaceBytes),
+                       static_cast<unsigned long long>(plan->workspaceBytes),
+                       plan->maxBatch,
+                       static_cast<long long>(m.floatsPerBatchRow));
+  }
+  if (tqrt_status s = checkContext(plan, fn))
+    return s;
+
+  tq_decode_args args;
+  std::memset(&args, 0, sizeof args);
+  args.query = query;
+  args.cache = static_cast<const uint8_t *>(cache);
+  args.block_tables = blockTables;
+  args.seq_lens = seqLens;
+  args.out = out;
+  args.workspace = plan->workspaceBytes > 0 ? static_cast<float *>(workspace)
+                                            : nullptr;
+  args.query_stride_batch = queryStrideBatch;
+  args.query_stride_head = queryStrideHead;
+  args.out_stride_batch = outStrideBatch;
+  args.out_stride_head = outStrideHead;
+  args.block_table_stride = blockTableStride;
+  args.batch = batch;
+  args.max_batch = plan->maxBatch;
+  args.scale = scale == 0.0f ? m.softmaxScale : scale;
+  const int dt = dtypeIndex(dtype);
+  const KernelDesc &dd = desc(plan, TQRT_KERNEL_DECODE, dt);
+  if (tqrt_status s = launch(plan->k[TQRT_KERNEL_DECODE][dt], dd.block,
+                             dd.sharedBytes, stream, &args, fn,
+                             dd.name.c_str()))
+    return s;
+  // Same stream, so combine sees decode's partials without a sync.
+  if (m.splits > 1) {
+    const KernelDesc &cd = desc(plan, TQRT_KERNEL_COMBINE, dt);
+    return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd.block, cd.sharedBytes,
+                  stream, &args, fn, cd.name.c_str());
+  }
+  return TQRT_OK;
+}
+
+tqrt_status tqrt_device_count(int32_t *count) {
+  clearError();
+  if (!count)
+    return setError(TQRT_INVALID_ARGUMENT,
+                    "tqrt_device_count: the output pointer is null");
+  *count = 0;
+  const cu::Driver &d = cu::driver();
+  if (!d.usable)
+    return setErrorf(d.initFailed ? TQRT_CUDA_ERROR : TQRT_NO_DEVICE,
+                     "no CUDA device: %s", d.why.c_str());
+  int n = 0;
+  cu::Result r = d.api.cuDeviceGetCount(&n);
+  if (r != cu::kSuccess) {
+    char text[256];
+    cu::describe(r, text, sizeof text);
+    return setErrorf(TQRT_CUDA_ERROR, "cuDeviceGetCount: %s", text);
+  }
+  *count = n;
+  if (n == 0)
+    return setError(TQRT_NO_DEVICE, "no CUDA device: the driver sees none");
+  return TQRT_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,133 @@
+// Stand-in kernels with the real ABI (templates/tq/abi.h), for testing the
+// runtime end to end before tqc emits kernels. They implement an
+// *uncompressed* paged cache (a "bf16 preset"): store copies each token's
+// key and value bits into the layout of mock_manifest.json, and decode is
+// plain split-KV attention in fp32 with the workspace format of abi.h, then
+// combine. Simple and slow on purpose: every value the runtime passes
+// (pointers, strides, batch, max_batch, scale, the grid) changes the result,
+// so the GPU tests can compare against a float64 reference in PyTorch.
+//
+// Geometry (must match mock_manifest.json): head_dim 64, 8 query heads,
+// 2 KV heads, block_size 16, native layout with a key plane then a value
+// plane per (block, head) region. splits and heads_per_cta come from the
+// grid (gridDim.z, num_q_heads / gridDim.x); combine assumes kSplits.
+#include "tq/abi.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace {
+
+constexpr int kHeadDim = 64, kNumQ = 8, kNumKV = 2, kBlockSize = 16;
+constexpr int kSplits = 4;
+constexpr long long kTokenStride = kHeadDim * 2;              // bytes
+constexpr long long kValueOffset = kBlockSize * kTokenStride; // value plane
+constexpr long long kHeadStride = 2 * kValueOffset;
+constexpr long long kBlockStride = kNumKV * kHeadStride;
+
+__device__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ float toFloat(__half x) { return __half2float(x); }
+template <typename T> __device__ T fromFloat(float x);
+template <> __device__ __nv_bfloat16 fromFloat(float x) { return __float2bfloat16(x); }
+template <> __device__ __half fromFloat(float x) { return __float2half(x); }
+
+template <typename T> __device__ void store(const tq_store_args &a) {
+  const int t = blockIdx.x;
+  if (t >= a.num_tokens)
+    return;
+  const long long slot = a.slot_mapping[t];
+  if (slot < 0)
+    return;
+  const long long block = slot / kBlockSize, pos = slot % kBlockSize;
+  for (int i = threadIdx.x; i < kNumKV * kHeadDim; i += blockDim.x) {
+    const int h = i / kHeadDim, d = i % kHeadDim;
+    const T *k = static_cast<const T *>(a.key) + t * a.key_stride_token +
+                 h * a.key_stride_head + d;
+    const T *v = static_cast<const T *>(a.value) + t * a.value_stride_token +
+                 h * a.value_stride_head + d;
+    uint8_t *region = a.cache + block * kBlockStride + h * kHeadStride;
+    reinterpret_cast<T *>(region + pos * kTokenStride)[d] = *k;
+    reinterpret_cast<T *>(region + kValueOffset + pos * kTokenStride)[d] = *v;
+  }
+}
+
+template <typename T> __device__ void decode(const tq_decode_args &a) {
+  const int b = blockIdx.y;
+  if (b >= a.batch)
+    return;
+  const int headsPerCta = kNumQ / gridDim.x;
+  if (threadIdx.x >= headsPerCta)
+    return;
+  const int h = blockIdx.x * headsPerCta + threadIdx.x;
+  const int kvh = h / (kNumQ / kNumKV);
+  const int splits = gridDim.z, s = blockIdx.z;
+  const int len = a.seq_lens[b];
+  const int chunk = (len + splits - 1) / splits;
+  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
+  const T *q = static_cast<const T *>(a.query) + b * a.query_stride_batch +
+               h * a.query_stride_head;
+  const float scaleLog2 = a.scale * 1.4426950408889634f;
+  float m = -INFINITY, l = 0.f, acc[kHeadDim];
+  for (int d = 0; d < kHeadDim; ++d)
+    acc[d] = 0.f;
+  for (int t = t0; t < t1; ++t) {
+    const int block = a.block_tables[(long long)b * a.block_table_stride +
+                                     t / kBlockSize];
+    const uint8_t *region = a.cache + block * kBlockStride + kvh * kHeadStride;
+    const T *k = reinterpret_cast<const T *>(region + (t % kBlockSize) * kTokenStride);
+    const T *v = reinterpret_cast<const T *>(region + kValueOffset +
+                                             (t % kBlockSize) * kTokenStride);
+    float dot = 0.f;
+    for (int d = 0; d < kHeadDim; ++d)
+      dot += toFloat(q[d]) * toFloat(k[d]);
+    const float score = dot * scaleLog2;
+    const float mNew = fmaxf(m, score);
+    const float alpha = exp2f(m - mNew), p = exp2f(score - mNew);
+    l = l * alpha + p;
+    for (int d = 0; d < kHeadDim; ++d)
+      acc[d] = acc[d] * alpha + p * toFloat(v[d]);
+    m = mNew;
+  }
+  if (splits == 1) {
+    T *o = static_cast<T *>(a.out) + b * a.out_stride_batch + h * a.out_stride_head;
+    for (int d = 0; d < kHeadDim; ++d)
+      o[d] = fromFloat<T>(l > 0.f ? acc[d] / l : 0.f);
+    return;
+  }
+  const long long row = ((long long)b * kNumQ + h) * splits + s;
+  float *partial = a.workspace + row * kHeadDim;
+  float *ml = a.workspace + (long long)a.max_batch * kNumQ * splits * kHeadDim + row * 2;
+  for (int d = 0; d < kHeadDim; ++d)
+    partial[d] = acc[d];
+  ml[0] = m;
+  ml[1] = l;
+}
+
+template <typename T> __device__ void combine(const tq_decode_args &a) {
+  const int b = blockIdx.x, h = blockIdx.y, d = threadIdx.x;
+  if (b >= a.batch || d >= kHeadDim)
+    return;
+  const long long row0 = ((long long)b * kNumQ + h) * kSplits;
+  const float *ml = a.workspace + (long long)a.max_batch * kNumQ * kSplits * kHeadDim;
+  float m = -INFINITY;
+  for (int s = 0; s < kSplits; ++s)
+    m = fmaxf(m, ml[(row0 + s) * 2]);
+  float sum = 0.f, o = 0.f;
+  if (m != -INFINITY)
+    for (int s = 0; s < kSplits; ++s) {
+      const float w = exp2f(ml[(row0 + s) * 2] - m);
+      sum += ml[(row0 + s) * 2 + 1] * w;
+      o += a.workspace[(row0 + s) * kHeadDim + d] * w;
+    }
+  T *out = static_cast<T *>(a.out) + b * a.out_stride_batch + h * a.out_stride_head;
+  out[d] = fromFloat<T>(sum > 0.f ? o / sum : 0.f);
+}
+
+} // namespace
+
+extern "C" __global__ void tq_store_bf16(const tq_store_args a) { store<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_decode_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_combine_bf16(const tq_decode_args a) { combine<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_store_f16(const tq_store_args a) { store<__half>(a); }
+extern "C" __global__ void tq_decode_f16(const tq_decode_args a) { decode<__half>(a); }
+extern "C" __global__ void tq_combine_f16(const tq_decode_args a) { combine<__half>(a); }

@@ -1,0 +1,272 @@
+"""The runtime and its Python binding on a GPU, against the mock bundle.
+
+The mock kernels (mock_kernels.cu) store K/V uncompressed and compute plain
+split-KV attention, so the outputs are compared with a float64 reference.
+This checks what the runtime does on a device: module loading (cubin, PTX
+fallback, arch refusal), the arguments the kernels receive (pointers,
+strides, batch, max_batch, scale, workspace, grids), both dtypes, decode +
+combine and the single-split path, the caller's stream, and capture and
+replay in a CUDA graph while sequence lengths change.
+
+Exit code 77 (ctest's skip) with a message when torch or a GPU is missing.
+Environment: TQRT_LIBRARY, TQRT_MOCK_BUNDLE (the build's mock_bundle dir).
+"""
+import json
+import os
+import sys
+import unittest
+
+try:
+    import torch
+except ImportError:
+    print("skipping: PyTorch is not installed")
+    sys.exit(77)
+if not torch.cuda.is_available():
+    print("skipping: no CUDA device visible to PyTorch")
+    sys.exit(77)
+
+import tqrt  # noqa: E402
+
+BUNDLE = os.environ["TQRT_MOCK_BUNDLE"]
+D, NQ, NKV, BS = 64, 8, 2, 16
+
+
+def read(name, mode="rb"):
+    with open(os.path.join(BUNDLE, name), mode) as f:
+        return f.read()
+
+
+def manifest(**changes):
+    m = json.loads(read("manifest.json", "r"))
+    for path, value in changes.items():
+        node = m
+        keys = path.split("__")
+        for k in keys[:-1]:
+            node = node[k]
+        node[keys[-1]] = value
+    return m
+
+
+def reference(q, k_seqs, v_seqs, scale):
+    """float64 attention: q [B, NQ, D]; k_seqs[b], v_seqs[b]: [L, NKV, D]."""
+    out = torch.zeros(q.shape, dtype=torch.float64, device=q.device)
+    for b in range(q.shape[0]):
+        k, v = k_seqs[b].double(), v_seqs[b].double()
+        if k.shape[0] == 0:
+            continue
+        k = k.repeat_interleave(NQ // NKV, dim=1)   # [L, NQ, D]
+        v = v.repeat_interleave(NQ // NKV, dim=1)
+        s = torch.einsum("hd,lhd->hl", q[b].double(), k) * scale
+        p = torch.softmax(s, dim=-1)
+        out[b] = torch.einsum("hl,lhd->hd", p, v)
+    return out
+
+
+class Paged:
+    """Sequences of random tokens in a paged cache with shuffled blocks."""
+
+    def __init__(self, bundle, plan, lens, dtype, num_blocks=64, seed=0):
+        g = torch.Generator(device="cpu").manual_seed(seed)
+        self.lens = list(lens)
+        self.cache = bundle.allocate_cache(num_blocks)
+        perm = torch.randperm(num_blocks, generator=g).tolist()
+        width = max(1, max((n + BS - 1) // BS for n in lens))
+        self.tables = torch.zeros(len(lens), width, dtype=torch.int32)
+        self.k, self.v = [], []
+        slots = []
+        for b, n in enumerate(lens):
+            for j in range((n + BS - 1) // BS):
+                self.tables[b, j] = perm.pop()
+            slots += [int(self.tables[b, p // BS]) * BS + p % BS for p in range(n)]
+            self.k.append(torch.randn(n, NKV, D, generator=g).to(dtype).cuda())
+            self.v.append(torch.randn(n, NKV, D, generator=g).to(dtype).cuda())
+        self.tables = self.tables.cuda()
+        self.seq_lens = torch.tensor(lens, dtype=torch.int32, device="cuda")
+        keys = torch.cat(self.k) if self.k else torch.zeros(0, NKV, D, dtype=dtype, device="cuda")
+        values = torch.cat(self.v)
+        slots = torch.tensor(slots, dtype=torch.int64, device="cuda")
+        # Keys as a slice of a fused QKV tensor: token stride (NQ+2NKV)*D.
+        qkv = torch.zeros(keys.shape[0], NQ + 2 * NKV, D, dtype=dtype, device="cuda")
+        qkv[:, NQ:NQ + NKV] = keys
+        keys = qkv[:, NQ:NQ + NKV]
+        # Store in chunks of at most max_tokens, as an engine's bucket does.
+        for start in range(0, keys.shape[0], plan.max_tokens):
+            end = min(start + plan.max_tokens, keys.shape[0])
+            plan.store(keys[start:end], values[start:end], self.cache, slots[start:end])
+
+
+class GpuTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.bundle = tqrt.Bundle.from_dir(BUNDLE)
+
+    def check(self, out, ref, dtype):
+        tol = 2e-2 if dtype == torch.bfloat16 else 4e-3
+        torch.testing.assert_close(out.double(), ref, atol=tol, rtol=tol)
+
+    def test_cubin_is_used(self):
+        plan = self.bundle.plan(max_batch=4, max_tokens=64)
+        self.assertTrue(plan.bound)
+        self.assertEqual(plan.module_source, "cubin")
+        self.assertEqual(plan.compute_capability // 10 * 10, 90)
+        self.assertEqual(plan.workspace_bytes, 4 * 4 * 2112)
+
+    def test_decode_both_dtypes(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            with self.subTest(dtype=dtype):
+                plan = self.bundle.plan(max_batch=6, max_tokens=40)
+                lens = [37, 1, 0, 100, 16, 5]
+                paged = Paged(self.bundle, plan, lens, dtype, seed=1)
+                q = torch.randn(len(lens), NQ, D, device="cuda").to(dtype)
+                ws = plan.allocate_workspace()
+                out = plan.decode(q, paged.cache, paged.tables, paged.seq_lens, workspace=ws)
+                torch.cuda.synchronize()
+                ref = reference(q, paged.k, paged.v, self.bundle.softmax_scale)
+                self.check(out, ref, dtype)
+                self.assertEqual(out[2].abs().max().item(), 0.0)  # empty sequence
+
+    def test_strides_scale_and_partial_batch(self):
+        dtype = torch.bfloat16
+        plan = self.bundle.plan(max_batch=8, max_tokens=128)
+        lens = [20, 50, 3]
+        paged = Paged(self.bundle, plan, lens, dtype, seed=2)
+        # Query and out as views with padded strides; batch below max_batch.
+        qbig = torch.randn(3, NQ + 4, D + 16, device="cuda").to(dtype)
+        q = qbig[:, 2:2 + NQ, :D]
+        obig = torch.full((3, NQ * 2, D + 8), 7.0, dtype=dtype, device="cuda")
+        out = obig[:, ::2, :D]
+        plan.decode(q, paged.cache, paged.tables, paged.seq_lens, out=out,
+                    workspace=plan.allocate_workspace(), scale=0.3)
+        torch.cuda.synchronize()
+        self.check(out, reference(q, paged.k, paged.v, 0.3), dtype)
+        self.assertTrue(torch.all(obig[:, 1::2] == 7.0))  # untouched rows
+
+    def test_single_split_needs_no_workspace(self):
+        m = manifest(plan__splits=1, workspace__floats_per_batch_row=0)
+        m["kernels"] = [k for k in m["kernels"] if k["kind"] != "combine"]
+        b = tqrt.Bundle.from_bytes(json.dumps(m), read("kernels.cubin"), read("kernels.ptx"))
+        plan = b.plan(max_batch=3, max_tokens=64)
+        self.assertEqual(plan.workspace_bytes, 0)
+        self.assertIsNone(plan.allocate_workspace())
+        lens = [33, 64, 0]
+        paged = Paged(b, plan, lens, torch.float16, seed=3)
+        q = torch.randn(3, NQ, D, device="cuda").half()
+        out = plan.decode(q, paged.cache, paged.tables, paged.seq_lens)
+        torch.cuda.synchronize()
+        self.check(out, reference(q, paged.k, paged.v, b.softmax_scale), torch.float16)
+
+    def test_ptx_fallback(self):
+        # An sm_80 cubin does not run on sm_90: the runtime JIT-compiles the
+        # compute_80 PTX instead.
+        m = manifest(target__arch="sm_80")
+        b = tqrt.Bundle.from_bytes(json.dumps(m), read("sm_80.cubin"), read("kernels.ptx"))
+        plan = b.plan(max_batch=2, max_tokens=32)
+        self.assertEqual(plan.module_source, "ptx")
+        paged = Paged(b, plan, [30, 9], torch.bfloat16, seed=4)
+        q = torch.randn(2, NQ, D, device="cuda").bfloat16()
+        out = plan.decode(q, paged.cache, paged.tables, paged.seq_lens,
+                          workspace=plan.allocate_workspace())
+        torch.cuda.synchronize()
+        self.check(out, reference(q, paged.k, paged.v, b.softmax_scale), torch.bfloat16)
+
+    def test_arch_mismatch(self):
+        # Arch-specific code for another GPU and no PTX: refused at plan time.
+        m = manifest(target__arch="sm_100a")
+        del m["target"]["ptx"]
+        b = tqrt.Bundle.from_bytes(json.dumps(m), read("kernels.cubin"))
+        with self.assertRaises(tqrt.TqrtError) as e:
+            b.plan(max_batch=1, max_tokens=1)
+        self.assertEqual(e.exception.status, tqrt.Status.ARCH_MISMATCH)
+        self.assertIn("does not run on device", e.exception.message)
+        self.assertIn("the cubin is for sm_100a, the bundle has no PTX", e.exception.message)
+        # A PTX newer than the device cannot be JIT-compiled either.
+        m = manifest(target__arch="sm_100")
+        b = tqrt.Bundle.from_bytes(json.dumps(m), read("kernels.cubin"),
+                                   read("kernels.ptx", "r").replace(".target sm_80", ".target sm_100"))
+        with self.assertRaises(tqrt.TqrtError) as e:
+            b.plan(max_batch=1, max_tokens=1)
+        self.assertEqual(e.exception.status, tqrt.Status.ARCH_MISMATCH)
+        self.assertIn("the PTX is for sm_100", e.exception.message)
+
+    def test_missing_symbol(self):
+        m = manifest()
+        m["kernels"][0]["symbol"] = "tq_store_nonexistent"
+        b = tqrt.Bundle.from_bytes(json.dumps(m), read("kernels.cubin"))
+        with self.assertRaises(tqrt.TqrtError) as e:
+            b.plan(max_batch=1, max_tokens=1)
+        self.assertEqual(e.exception.status, tqrt.Status.BAD_BUNDLE)
+        self.assertIn("symbol 'tq_store_nonexistent' is not in the cubin", e.exception.message)
+
+    def test_errors_on_device(self):
+        plan = self.bundle.plan(max_batch=2, max_tokens=8)
+        paged = Paged(self.bundle, plan, [5, 6], torch.bfloat16, seed=5)
+        q = torch.randn(3, NQ, D, device="cuda").bfloat16()
+        ws = plan.allocate_workspace()
+        tables = torch.zeros(3, 4, dtype=torch.int32, device="cuda")
+        lens = torch.zeros(3, dtype=torch.int32, device="cuda")
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.decode(q, paged.cache, tables, lens, workspace=ws)
+        self.assertEqual(e.exception.status, tqrt.Status.EXCEEDS_PLAN)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.decode(q[:2], paged.cache, tables, lens, workspace=ws[:-1])
+        self.assertEqual(e.exception.status, tqrt.Status.WORKSPACE_TOO_SMALL)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.decode(q[:2].float(), paged.cache, tables, lens, workspace=ws)
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.decode(q[:2], paged.cache[:, :1], tables, lens, workspace=ws)
+        self.assertEqual(e.exception.status, tqrt.Status.SHAPE_MISMATCH)
+        k = torch.zeros(9, NKV, D, dtype=torch.bfloat16, device="cuda")
+        slots = torch.zeros(9, dtype=torch.int64, device="cuda")
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.store(k, k, paged.cache, slots)
+        self.assertEqual(e.exception.status, tqrt.Status.EXCEEDS_PLAN)
+        # The runtime's own 16-byte check, past the binding's checks.
+        kk = torch.zeros(4 * NKV * D + 1, dtype=torch.bfloat16, device="cuda")[1:].view(4, NKV, D)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.store(kk, kk, paged.cache, slots)
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("is not 16-byte aligned", e.exception.message)
+
+    def test_side_stream_and_negative_slots(self):
+        plan = self.bundle.plan(max_batch=1, max_tokens=16)
+        cache = self.bundle.allocate_cache(4)
+        k = torch.randn(16, NKV, D, device="cuda").bfloat16()
+        slots = torch.arange(16, dtype=torch.int64, device="cuda")
+        slots[5] = -1  # skipped
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            plan.store(k, k, cache, slots)
+        s.synchronize()
+        region = cache[0, 0, :16 * 2 * D].view(torch.bfloat16).view(16, D)
+        self.assertTrue(torch.equal(region[4], k[4, 0]))
+        self.assertEqual(region[5].abs().max().item(), 0.0)
+
+    def test_graph_capture_and_replay(self):
+        # One captured decode step replays while lengths grow: the grid, the
+        # arguments and the workspace do not depend on sequence lengths.
+        dtype = torch.bfloat16
+        plan = self.bundle.plan(max_batch=4, max_tokens=256)
+        lens = [200, 90, 0, 31]
+        paged = Paged(self.bundle, plan, lens, dtype, seed=6)
+        q = torch.randn(4, NQ, D, device="cuda").to(dtype)
+        out = torch.empty_like(q)
+        ws = plan.allocate_workspace()
+        seq_lens = torch.zeros(4, dtype=torch.int32, device="cuda")
+        plan.decode(q, paged.cache, paged.tables, seq_lens, out=out, workspace=ws)  # warm-up
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            plan.decode(q, paged.cache, paged.tables, seq_lens, out=out, workspace=ws)
+        for step in (1, 17, 64, 200):
+            cur = [min(step, n) for n in lens]
+            seq_lens.copy_(torch.tensor(cur, dtype=torch.int32))
+            graph.replay()
+            torch.cuda.synchronize()
+            ref = reference(q, [k[:n] for k, n in zip(paged.k, cur)],
+                            [v[:n] for v, n in zip(paged.v, cur)], self.bundle.softmax_scale)
+            self.check(out, ref, dtype)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
