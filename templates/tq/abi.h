@@ -1,0 +1,76 @@
+/*===- abi.h - Kernel argument structs shared by kernels and runtime -------===*
+ *
+ * One definition of every kernel's parameters: the device templates include
+ * it (compiled by NVRTC or clang -x hip) and so does the C runtime, so the two
+ * sides cannot disagree. Each kernel takes exactly one of these structs by
+ * value. Plain C: fixed-width integers only, no padding surprises (every
+ * struct is laid out with 8-byte members first, then 4-byte members, and its
+ * size is a multiple of 8).
+ *
+ * Shapes use element strides (not bytes) for the activations; the cache is
+ * addressed through the layout constants compiled into the kernel.
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_ABI_H
+#define TQ_ABI_H
+
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__) || defined(TQ_DEVICE_COMPILE)
+/* NVRTC / device-only builds have no <stdint.h>; the target layer defines
+ * the fixed-width types before including this header. */
+#else
+#include <stdint.h>
+#endif
+
+#define TQ_ABI_VERSION 1
+
+/* Store: token t of [num_tokens, num_kv_heads, head_dim] keys / values goes
+ * to cache slot slot_mapping[t] = block * block_size + position; a negative
+ * slot skips the token. Grid: (max_tokens, 1, 1); CTAs with
+ * blockIdx.x >= num_tokens return at once. */
+typedef struct tq_store_args {
+  const void *key;             /* bf16 or fp16, per the kernel's symbol */
+  const void *value;
+  uint8_t *cache;              /* the layout's cache tensor */
+  const int64_t *slot_mapping; /* [num_tokens] */
+  int64_t key_stride_token;    /* elements */
+  int64_t key_stride_head;
+  int64_t value_stride_token;
+  int64_t value_stride_head;
+  int32_t num_tokens;          /* <= the plan's max_tokens */
+  int32_t reserved;            /* 0 */
+} tq_store_args;
+
+/* Decode and combine: one query per sequence. Grid of decode:
+ * (num_q_heads / heads_per_cta, max_batch, splits); of combine:
+ * (max_batch, num_q_heads, 1). Rows b >= batch do nothing. Sequence b's
+ * token t lives in block block_tables[b * block_table_stride + t / block_size]
+ * at position t % block_size. seq_lens[b] == 0 yields a zero output row.
+ * With splits == 1 the decode kernel writes `out` itself and there is no
+ * combine launch; otherwise decode writes fp32 partials into `workspace`
+ * (tq_workspace_floats() floats) and combine reduces them into `out`. */
+typedef struct tq_decode_args {
+  const void *query;           /* [batch, num_q_heads, head_dim], bf16/fp16 */
+  const uint8_t *cache;
+  const int32_t *block_tables; /* [batch, block_table_stride] */
+  const int32_t *seq_lens;     /* [batch] */
+  void *out;                   /* [batch, num_q_heads, head_dim], query dtype */
+  float *workspace;            /* partials; may be null when splits == 1 */
+  int64_t query_stride_batch;  /* elements */
+  int64_t query_stride_head;
+  int64_t out_stride_batch;
+  int64_t out_stride_head;
+  int32_t block_table_stride;  /* elements per row of block_tables */
+  int32_t batch;               /* rows to process, <= max_batch */
+  int32_t max_batch;           /* the plan's bucket: workspace rows */
+  float scale;                 /* softmax scale, usually 1/sqrt(head_dim) */
+} tq_decode_args;
+
+/* Workspace of a split-KV decode: partial outputs then (max, sum) pairs,
+ *   partial_out[((b * num_q_heads + h) * splits + s) * head_dim + d]
+ *   partial_ml [((b * num_q_heads + h) * splits + s) * 2 + {0: max, 1: sum}]
+ * with partial_ml starting right after the last partial_out float. The max
+ * is of log2-domain scores (scale * log2(e) folded in); an empty split
+ * stores max = -inf, sum = 0 and zeros. */
+#define TQ_WORKSPACE_FLOATS(max_batch, num_q_heads, splits, head_dim) \
+  ((int64_t)(max_batch) * (num_q_heads) * (splits) * ((head_dim) + 2))
+
+#endif /* TQ_ABI_H */

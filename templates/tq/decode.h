@@ -1,0 +1,445 @@
+/*===- decode.h - Split-KV decode attention over the compressed cache -----===*
+ *
+ * tq::decode<Spec, T>(tq_decode_args): grid (num_q_heads / kHeadsPerCta,
+ * max_batch, kSplits), block kWarps warps. A CTA serves kHeadsPerCta query
+ * heads of one KV head (the GQA group, or a slice of it) for one sequence
+ * and one split of its tokens, so every cache byte it reads is dequantized
+ * once and used by all of its query heads.
+ *
+ * Attention stays in the rotated domains (ALGORITHM.md §4): the prologue
+ * rotates each query with the key rotation and folds scale·log2(e) into it;
+ * Lloyd-Max keys score s_t·<Rq, c[idx_t]> (the per-token scalar on the
+ * score, never on vectors), QJL keys add γ_t·√(π/2)/D·<Sq, z_t> with S·q
+ * taken from the original query. Values accumulate in the value rotation's
+ * domain (uniform: acc += (p·s16)·code and a scalar bias += p·z16; Lloyd-Max:
+ * acc += (p·s)·c[idx]); the output is un-rotated once, here when kSplits == 1,
+ * otherwise in combine.h. Online softmax in the exp2 domain.
+ *
+ * Work split: lane groups of LPT = D/C lanes each own one token at a time,
+ * lane i of a group the C = max(8, D/32) consecutive coordinates
+ * [i·C, i·C + C) (8 coordinates of b-bit codes are b whole bytes); a warp
+ * runs TPW = 32/LPT tokens at once and keeps per-lane-group running
+ * (max, sum, acc), merged at the end across lane groups (shuffles) and warps
+ * (shared memory).
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_DECODE_H
+#define TQ_DECODE_H
+
+#include "tq/abi.h"
+#include "tq/numeric.h"
+#include "tq/rotate.h"
+
+namespace tq {
+
+/* log2(e): the softmax runs on 2^(log2(e)·score). */
+constexpr float kLog2e = 1.4426950408889634f;
+/* √(π/2), the QJL estimator's constant (divided by D where used). */
+constexpr double kSqrtHalfPi = 1.2533141373155003;
+
+/* The decode's static plan, shared with combine.h. */
+template <class Spec> struct DecodePlan {
+  static constexpr int D = Spec::kHeadDim;
+  static constexpr int E = D / kWarpSize; // coordinates per lane, whole row
+  static constexpr int C = maxInt(8, D / kWarpSize); // per lane, per token
+  static constexpr int LPT = D / C;                   // lanes per token
+  static constexpr int TPW = kWarpSize / LPT;         // tokens per warp
+  static constexpr int NW = Spec::kWarps;
+  static constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  static constexpr int HPC = Spec::kHeadsPerCta;
+  static constexpr int kSplits = Spec::kSplits;
+
+  static_assert(isPow2(D) && D >= 32 && D <= 256,
+                "head_dim: a power of two in 32..256");
+  static_assert(Spec::kNumQHeads % Spec::kNumKVHeads == 0,
+                "num_q_heads: a multiple of num_kv_heads");
+  static_assert(HPC >= 1 && G % HPC == 0,
+                "kHeadsPerCta must divide the GQA ratio");
+  static_assert(NW >= 1 && NW <= 32, "kWarps: 1..32");
+  static_assert(Spec::kBlockN % 16 == 0 && Spec::kBlockN % TPW == 0,
+                "kBlockN: a multiple of 16 and of the tokens per warp");
+  static_assert(kSplits >= 1, "kSplits >= 1");
+  static_assert(isPow2(Spec::kBlockSize), "block_size: a power of two");
+};
+
+namespace decode_detail {
+
+/* Copies a Lloyd-Max tensor's levels to shared memory (one warp). */
+template <class Info> TQ_INLINE void fillLevels(float *dst, const float *src) {
+  for (int i = laneIndex(); i < Info::kLevels; i += kWarpSize)
+    dst[i] = src[i];
+}
+
+/* This lane's part of the log2-domain score of one token, for every query
+ * head of the CTA: the sum over its C coordinates, with the token's scalar
+ * (Lloyd-Max scale) and QJL term already applied, so that one group sum
+ * finishes it. */
+template <class Spec>
+TQ_INLINE void keyPartials(const uint8_t *region, int pos, int li,
+                           const float (&q)[Spec::kHeadsPerCta]
+                                           [DecodePlan<Spec>::C],
+                           const float *levels, const float *sq,
+                           float (&sc)[Spec::kHeadsPerCta]) {
+  using P = DecodePlan<Spec>;
+  using Info = TensorInfo<Spec, true>;
+  using TS = typename Info::TS;
+  constexpr int C = P::C, HPC = P::HPC, D = P::D;
+  constexpr int NB = C * Info::kCodeBits / 8;
+  const Chunk ch = loadChunk<NB, Info::kCodesAlign>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, li * NB);
+  float ks = 1.f, kz = 0.f;
+  if constexpr (Info::kHasScale)
+    ks = loadF16(region + TS::kScaleOffset + pos * TS::kScaleStride);
+  if constexpr (Info::kHasZero)
+    kz = loadF16(region + TS::kZeroOffset + pos * TS::kZeroStride);
+
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h)
+    sc[h] = 0.f;
+  TQ_UNROLL
+  for (int c = 0; c < C; ++c) {
+    const uint32_t code = codeOf<Info::kCodeBits>(ch, c);
+    float k;
+    if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
+      k = levels[code];
+    else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM)
+      k = fmaf(ks, float(code), kz);
+    else if constexpr (Info::kQuant == TQ_QUANT_FP8)
+      k = e4m3BitsToFloat(code);
+    else
+      k = bf16BitsToFloat(code);
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h)
+      sc[h] = fmaf(q[h][c], k, sc[h]);
+  }
+  if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h)
+      sc[h] *= ks;
+  }
+  if constexpr (Info::kQjl) {
+    // γ·<Sq', z> with Sq' = S·q·scale·log2(e)·√(π/2)/D (prologue) and
+    // z = ±1 from the sign bits.
+    constexpr int SB = C / 8;
+    static_assert(C % 8 == 0, "whole sign bytes per lane");
+    const Chunk sg = loadChunk<SB, Info::kSignsAlign>(
+        region + TS::kSignsOffset + pos * TS::kSignsStride, li * SB);
+    const float gamma =
+        loadF16(region + TS::kGammaOffset + pos * TS::kGammaStride);
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h) {
+      const float *sqh = sq + h * D + li * C;
+      float z = 0.f;
+      TQ_UNROLL
+      for (int c = 0; c < C; ++c)
+        z += ((sg.w[c / 32] >> (c % 32)) & 1u) ? sqh[c] : -sqh[c];
+      sc[h] = fmaf(gamma, z, sc[h]);
+    }
+  }
+}
+
+/* acc = acc·corr + p·v for this lane's C value coordinates of one token, and
+ * the uniform zero point's share in bias. */
+template <class Spec>
+TQ_INLINE void accumulateValue(const uint8_t *region, int pos, int li,
+                               const float *levels,
+                               const float (&p)[Spec::kHeadsPerCta],
+                               const float (&corr)[Spec::kHeadsPerCta],
+                               float (&acc)[Spec::kHeadsPerCta]
+                                           [DecodePlan<Spec>::C],
+                               float (&bias)[Spec::kHeadsPerCta]) {
+  using P = DecodePlan<Spec>;
+  using Info = TensorInfo<Spec, false>;
+  using TS = typename Info::TS;
+  constexpr int C = P::C, HPC = P::HPC;
+  constexpr int NB = C * Info::kCodeBits / 8;
+  const Chunk ch = loadChunk<NB, Info::kCodesAlign>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, li * NB);
+  float vs = 1.f;
+  if constexpr (Info::kHasScale)
+    vs = loadF16(region + TS::kScaleOffset + pos * TS::kScaleStride);
+  if constexpr (Info::kHasZero) {
+    const float vz = loadF16(region + TS::kZeroOffset + pos * TS::kZeroStride);
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h)
+      bias[h] = fmaf(bias[h], corr[h], p[h] * vz);
+  }
+  float w[HPC];
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h)
+    w[h] = p[h] * vs;
+  TQ_UNROLL
+  for (int c = 0; c < C; ++c) {
+    const uint32_t code = codeOf<Info::kCodeBits>(ch, c);
+    float v;
+    if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
+      v = levels[code];
+    else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM)
+      v = float(code);
+    else if constexpr (Info::kQuant == TQ_QUANT_FP8)
+      v = e4m3BitsToFloat(code);
+    else
+      v = bf16BitsToFloat(code);
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h)
+      acc[h][c] = fmaf(acc[h][c], corr[h], w[h] * v);
+  }
+}
+
+/* Weight 2^(m - M) of a partial with max m in a merge with max M; 0 for an
+ * empty partial (m = -inf), and no NaN when everything is empty. */
+TQ_INLINE float mergeWeight(float m, float M) {
+  return isNegInf(m) ? 0.f : exp2Fast(m - M);
+}
+
+} // namespace decode_detail
+
+template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
+  using namespace decode_detail;
+  using P = DecodePlan<Spec>;
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = P::D, E = P::E, C = P::C, LPT = P::LPT, TPW = P::TPW;
+  constexpr int NW = P::NW, HPC = P::HPC, G = P::G;
+  constexpr int kSplits = P::kSplits;
+  constexpr bool kQjl = KInfo::kQjl;
+
+  const int b = blockIndexY();
+  if (b >= a.batch) // uniform over the CTA, before any barrier
+    return;
+  const int split = blockIndexZ();
+  const int qh0 = blockIndexX() * HPC; // first query head of this CTA
+  const int kvh = qh0 / G;
+  const int warp = warpIndex(), lane = laneIndex();
+
+  __shared__ float sQ[HPC][D];   // rotated queries · scale · log2(e)
+  __shared__ float sRed[HPC][D]; // original queries (QJL), then the output
+  __shared__ float sSq[kQjl ? HPC : 1][kQjl ? D : 1];
+  __shared__ float sKeyLevels[KInfo::kLevels];
+  __shared__ float sValueLevels[VInfo::kLevels];
+  __shared__ float sMl[NW][HPC][3]; // per warp: max, sum, bias
+
+  // ---- Prologue: codebooks and queries -----------------------------------
+  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+    if (warp == 0)
+      fillLevels<KInfo>(sKeyLevels, Spec::keyLevels());
+  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+    if (warp == NW - 1)
+      fillLevels<VInfo>(sValueLevels, Spec::valueLevels());
+  const float qscale = a.scale * kLog2e;
+  const T *query = static_cast<const T *>(a.query) + b * a.query_stride_batch;
+  for (int h = warp; h < HPC; h += NW) {
+    float x[E];
+    loadRow<T, E>(query + (qh0 + h) * a.query_stride_head + lane * E, x);
+    if constexpr (kQjl) {
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        sRed[h][lane * E + i] = x[i];
+    }
+    if constexpr (KInfo::kRotated)
+      warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      sQ[h][lane * E + i] = x[i] * qscale;
+  }
+  barrier();
+  if constexpr (kQjl) {
+    // Sq'[h][i] = (S·q_h)_i · scale·log2(e)·√(π/2)/D; S row-major D×D. One
+    // thread per row i, all heads at once (each S element is read once).
+    const float f = qscale * float(kSqrtHalfPi / D);
+    const float *S = Spec::qjlMatrix();
+    const bool vec = isAligned(S, 16);
+    for (int i = threadIndex(); i < D; i += NW * kWarpSize) {
+      float acc[HPC];
+      TQ_UNROLL
+      for (int h = 0; h < HPC; ++h)
+        acc[h] = 0.f;
+      const float *srow = S + i * D;
+      TQ_NO_UNROLL
+      for (int j = 0; j < D; j += 4) {
+        float s4[4];
+        if (vec) {
+          const u32x4 v = loadGlobal16(srow + j);
+          s4[0] = bitsToFloat(v.x), s4[1] = bitsToFloat(v.y),
+          s4[2] = bitsToFloat(v.z), s4[3] = bitsToFloat(v.w);
+        } else {
+          TQ_UNROLL
+          for (int u = 0; u < 4; ++u)
+            s4[u] = srow[j + u];
+        }
+        TQ_UNROLL
+        for (int u = 0; u < 4; ++u) {
+          TQ_UNROLL
+          for (int h = 0; h < HPC; ++h)
+            acc[h] = fmaf(s4[u], sRed[h][j + u], acc[h]);
+        }
+      }
+      TQ_UNROLL
+      for (int h = 0; h < HPC; ++h)
+        sSq[h][i] = acc[h] * f;
+    }
+    barrier();
+  }
+  const int g = lane / LPT;  // lane group = token slot within the warp
+  const int li = lane % LPT; // lane within the group: coordinates li·C ..
+  float q[HPC][C];
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h) {
+    TQ_UNROLL
+    for (int c = 0; c < C; ++c)
+      q[h][c] = sQ[h][li * C + c];
+  }
+
+  // ---- This split's tokens (fixed grid: the range comes from seq_lens) ---
+  const int L = a.seq_lens[b];
+  const int nTiles = (L + Spec::kBlockN - 1) / Spec::kBlockN;
+  const int tilesPerSplit = (nTiles + kSplits - 1) / kSplits;
+  const int tileBegin = split * tilesPerSplit;
+  const int tileEnd = minInt(tileBegin + tilesPerSplit, nTiles);
+  const int tokBegin = tileBegin * Spec::kBlockN;
+  const int tokEnd = minInt(tileEnd * Spec::kBlockN, L);
+
+  const int32_t *blockTable = a.block_tables + int64_t(b) * a.block_table_stride;
+  const uint8_t *headBase = a.cache + int64_t(kvh) * Spec::kHeadStride;
+
+  float m[HPC], l[HPC], bias[HPC], acc[HPC][C];
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h) {
+    m[h] = negInf();
+    l[h] = 0.f;
+    bias[h] = 0.f;
+    TQ_UNROLL
+    for (int c = 0; c < C; ++c)
+      acc[h][c] = 0.f;
+  }
+
+  // ---- Main loop: TPW tokens per warp per step ---------------------------
+  constexpr int kLog2Block = log2Int(Spec::kBlockSize);
+  for (int t0 = tokBegin + warp * TPW; t0 < tokEnd; t0 += NW * TPW) {
+    const int t = t0 + g;
+    const bool valid = t < tokEnd;
+    const uint8_t *region = headBase;
+    int pos = 0;
+    float sc[HPC];
+    if (valid) {
+      const int64_t phys = blockTable[t >> kLog2Block];
+      pos = t & (Spec::kBlockSize - 1);
+      region = headBase + phys * Spec::kBlockStride;
+      keyPartials<Spec>(region, pos, li, q, sKeyLevels, &sSq[0][0], sc);
+    } else {
+      TQ_UNROLL
+      for (int h = 0; h < HPC; ++h)
+        sc[h] = 0.f;
+    }
+    // Every lane takes part in the shuffles; invalid groups sum zeros.
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h)
+      sc[h] = groupSum<LPT>(sc[h]);
+    if (valid) {
+      float p[HPC], corr[HPC];
+      TQ_UNROLL
+      for (int h = 0; h < HPC; ++h) {
+        const float mNew = fmaxf(m[h], sc[h]);
+        corr[h] = exp2Fast(m[h] - mNew); // 0 on the first token (m = -inf)
+        p[h] = exp2Fast(sc[h] - mNew);
+        l[h] = fmaf(l[h], corr[h], p[h]);
+        m[h] = mNew;
+      }
+      accumulateValue<Spec>(region, pos, li, sValueLevels, p, corr, acc, bias);
+    }
+  }
+
+  // ---- Merge the lane groups of the warp ---------------------------------
+  TQ_UNROLL
+  for (int mask = LPT; mask < kWarpSize; mask <<= 1) {
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h) {
+      const float mo = shflXor(m[h], mask);
+      const float lo = shflXor(l[h], mask);
+      const float bo = shflXor(bias[h], mask);
+      const float M = fmaxf(m[h], mo);
+      const float a1 = mergeWeight(m[h], M), a2 = mergeWeight(mo, M);
+      l[h] = l[h] * a1 + lo * a2;
+      bias[h] = bias[h] * a1 + bo * a2;
+      TQ_UNROLL
+      for (int c = 0; c < C; ++c)
+        acc[h][c] = acc[h][c] * a1 + shflXor(acc[h][c], mask) * a2;
+      m[h] = M;
+    }
+  }
+
+  // ---- Merge the warps (shared memory, in warp order: deterministic) -----
+  if (lane == 0) {
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h) {
+      sMl[warp][h][0] = m[h];
+      sMl[warp][h][1] = l[h];
+      sMl[warp][h][2] = bias[h];
+    }
+  }
+  barrier();
+  float Mh[HPC], Lh[HPC], Bh[HPC], f[HPC];
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h) {
+    float M = negInf();
+    for (int w = 0; w < NW; ++w)
+      M = fmaxf(M, sMl[w][h][0]);
+    float Ls = 0.f, Bs = 0.f;
+    for (int w = 0; w < NW; ++w) {
+      const float ww = mergeWeight(sMl[w][h][0], M);
+      Ls += sMl[w][h][1] * ww;
+      Bs += sMl[w][h][2] * ww;
+    }
+    Mh[h] = M, Lh[h] = Ls, Bh[h] = Bs;
+    f[h] = mergeWeight(m[h], M);
+  }
+  for (int w = 0; w < NW; ++w) {
+    if (warp == w && g == 0) {
+      TQ_UNROLL
+      for (int h = 0; h < HPC; ++h) {
+        TQ_UNROLL
+        for (int c = 0; c < C; ++c) {
+          float *dst = &sRed[h][li * C + c];
+          const float v = acc[h][c] * f[h];
+          *dst = w == 0 ? v : *dst + v;
+        }
+      }
+    }
+    barrier();
+  }
+
+  // ---- Epilogue: normalize; un-rotate and write, or write the partial ----
+  // Warp w finishes heads w, w + NW, ... (h stays a compile-time index so the
+  // per-head registers never need local memory).
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h) {
+    if (h % NW != warp)
+      continue;
+    const float inv = Lh[h] > 0.f ? rcpFast(Lh[h]) : 0.f; // L = 0: zeros
+    float o[E];
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      o[i] = (sRed[h][lane * E + i] + Bh[h]) * inv;
+    const int qh = qh0 + h;
+    if constexpr (kSplits == 1) {
+      if constexpr (VInfo::kRotated)
+        warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
+      T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
+               qh * a.out_stride_head;
+      storeRow<T, E>(out + lane * E, o);
+    } else {
+      const int64_t row =
+          (int64_t(b) * Spec::kNumQHeads + qh) * kSplits + split;
+      storeFloats<E>(a.workspace + row * D + lane * E, o);
+      if (lane == 0) {
+        float *ml = a.workspace + int64_t(a.max_batch) * Spec::kNumQHeads *
+                                      kSplits * D;
+        ml[row * 2 + 0] = Mh[h];
+        ml[row * 2 + 1] = Lh[h];
+      }
+    }
+  }
+}
+
+} // namespace tq
+
+#endif // TQ_DECODE_H

@@ -1,0 +1,118 @@
+/*===- rotate.h - Randomized Hadamard rotation over one warp --------------===*
+ *
+ * numerics/rotation.h defines the rotation: per round r,
+ *   x <- D2_r · H · D1_r · x,     H the Sylvester Hadamard scaled by 1/sqrt(D),
+ * rounds applied in order 0, 1, ...; the inverse applies the rounds in reverse
+ * order, each as D2_r, then H, then D1_r (H is symmetric and its own
+ * inverse). Sign masks: TqSpec::{key,value}Signs() holds, for each round,
+ * the D1 words then the D2 words, D/32 words each, bit j%32 of word j/32 set
+ * where the sign is -1.
+ *
+ * One warp holds one D-vector: lane l owns the E = D/32 consecutive
+ * coordinates [l·E, l·E + E) in registers. The butterflies of stride < E are
+ * inside a lane, the others pair lanes through shuffles. The stages run in
+ * the host's order (stride 1, 2, 4, ...) and the scale is applied once at the
+ * end, exactly as numerics' fwht does, so in double precision the result is
+ * bit-identical to the host's.
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_ROTATE_H
+#define TQ_ROTATE_H
+
+#include "tq/numeric.h"
+
+namespace tq {
+
+/* numerics' fwht scale 1 / std::sqrt(double(D)) for D = 2^k, as a constant
+ * (two roundings on the host: sqrt, then the division; for odd k that is
+ * 0x1.6a09e667f3bccp-1 · 2^-(k-1)/2, one ulp below sqrt(1/2)'s rounding). */
+TQ_CONSTEXPR double hadamardScale(int D) {
+  return (log2Int(D) % 2 == 0)
+             ? 1.0 / double(1ll << (log2Int(D) / 2))
+             : 0x1.6a09e667f3bccp-1 / double(1ll << ((log2Int(D) - 1) / 2));
+}
+
+/* This lane's E sign bits (bit i for coordinate lane·E + i) of one D-bit
+ * mask. */
+template <int D>
+TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int lane) {
+  constexpr int E = D / kWarpSize;
+  static_assert(E >= 1 && E <= 32, "head_dim 32..1024");
+  const int first = lane * E;
+  const uint32_t w = mask[first >> 5];
+  if constexpr (E == 32)
+    return w;
+  else
+    return (w >> (first & 31)) & ((1u << E) - 1u);
+}
+
+template <int E, class R> TQ_INLINE void applySigns(R (&x)[E], uint32_t bits) {
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    if ((bits >> i) & 1u)
+      x[i] = -x[i];
+}
+
+/* x <- H·x (normalized Walsh-Hadamard transform of the warp's D-vector). */
+template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
+  constexpr int E = D / kWarpSize;
+  static_assert(isPow2(D) && D >= kWarpSize, "head_dim: a power of two >= 32");
+  // Strides 1 .. E/2: both ends of each butterfly are in this lane.
+  TQ_UNROLL
+  for (int len = 1; len < E; len <<= 1) {
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      if ((i & len) == 0) {
+        const R a = x[i], b = x[i + len];
+        x[i] = a + b;
+        x[i + len] = a - b;
+      }
+    }
+  }
+  // Strides E .. D/2: the partner coordinate is in lane ^ m. The lower lane
+  // holds a and computes a + b, the upper one holds b and computes a - b.
+  const int lane = laneIndex();
+  TQ_UNROLL
+  for (int m = 1; m < kWarpSize; m <<= 1) {
+    const bool upper = (lane & m) != 0;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      const R other = shflXor(x[i], m);
+      x[i] = upper ? other - x[i] : x[i] + other;
+    }
+  }
+  // numerics: x *= T(1 / std::sqrt(double(n))) after all stages.
+  constexpr R norm = R(hadamardScale(D));
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    x[i] *= norm;
+}
+
+/* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity). */
+template <int D, int ROUNDS, class R>
+TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], const uint32_t *signs) {
+  constexpr int W = D / kWarpSize; // mask words per sign vector
+  const int lane = laneIndex();
+  TQ_UNROLL
+  for (int r = 0; r < ROUNDS; ++r) {
+    applySigns(x, laneSignBits<D>(signs + (2 * r) * W, lane));
+    warpFwht<D>(x);
+    applySigns(x, laneSignBits<D>(signs + (2 * r + 1) * W, lane));
+  }
+}
+
+/* x <- Rᵀ·x. */
+template <int D, int ROUNDS, class R>
+TQ_INLINE void warpRotateInverse(R (&x)[D / kWarpSize], const uint32_t *signs) {
+  constexpr int W = D / kWarpSize;
+  const int lane = laneIndex();
+  TQ_UNROLL
+  for (int r = ROUNDS - 1; r >= 0; --r) {
+    applySigns(x, laneSignBits<D>(signs + (2 * r + 1) * W, lane));
+    warpFwht<D>(x);
+    applySigns(x, laneSignBits<D>(signs + (2 * r) * W, lane));
+  }
+}
+
+} // namespace tq
+
+#endif // TQ_ROTATE_H

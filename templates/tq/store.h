@@ -1,0 +1,295 @@
+/*===- store.h - The store kernel: compress K/V tokens into the cache -----===*
+ *
+ * tq::store<Spec, T>(tq_store_args): grid (max_tokens, 1, 1), block
+ * Spec::kStoreWarps warps. One CTA per token; its warps take the KV heads in
+ * turn, and one warp compresses one token-head (its key, then its value):
+ * lane l holds coordinates [l·E, l·E + E), E = head_dim/32, and the rotation
+ * is a warp FWHT (rotate.h).
+ *
+ * The bytes written are those of numerics' HostCodec (cache.cpp, native
+ * layout). To agree with it byte for byte, the per-vector math runs in
+ * float64 like the host's: norm, rotation, cell search, norm correction,
+ * uniform min/max and codes, QJL residual and its norm (the rotation is
+ * bit-identical; sums differ only in order). What can still differ, rarely:
+ * a coordinate within ~1e-9 of a codebook boundary (the kernel's boundaries
+ * are midpoints of the float32 levels in TqSpec, the host's of float64 ones),
+ * an fp16 scale on a rounding tie, and a QJL sign whose sketch value is
+ * within float rounding of 0 (S·r runs in float32 here).
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_STORE_H
+#define TQ_STORE_H
+
+#include "tq/abi.h"
+#include "tq/numeric.h"
+#include "tq/rotate.h"
+
+namespace tq {
+namespace store_detail {
+
+/* Shared-memory codebook of a Lloyd-Max tensor for the store: levels, then
+ * the cell boundaries (midpoints; the last entry is unused). Double, since
+ * the cell search runs in double. */
+template <class Info> // called by one whole warp
+TQ_INLINE void fillBook(double *book, const float *levels) {
+  constexpr int K = Info::kLevels;
+  for (int i = laneIndex(); i < K; i += kWarpSize) {
+    const double c = levels[i];
+    book[i] = c;
+    book[K + i] = i + 1 < K ? 0.5 * (c + double(levels[i + 1])) : 0.0;
+  }
+}
+
+/* Writes the bitstream of D codes of BITS bits (one per byte in codes[],
+ * shared) at row, in units of up to 4 bytes. */
+template <int D, int BITS, int ALIGN>
+TQ_INLINE void writePacked(uint8_t *row, const uint8_t *codes) {
+  constexpr int kBytes = D * BITS / 8;
+  constexpr int kUnit = minInt(ALIGN, 4);
+  static_assert(kBytes % kUnit == 0, "code row of whole units");
+  for (int u = laneIndex(); u < kBytes / kUnit; u += kWarpSize) {
+    const uint32_t v = gatherCodeBits<BITS, kUnit>(codes, u);
+    if constexpr (kUnit == 4)
+      storeGlobal4(row + 4 * u, v);
+    else if constexpr (kUnit == 2)
+      storeGlobal2(row + 2 * u, v);
+    else
+      storeGlobal1(row + u, v);
+  }
+}
+
+TQ_INLINE void writeF16(uint8_t *p, uint32_t bits) { storeGlobal2(p, bits); }
+
+/* Element formats (none / fp8 / uniform) of y = R·x. */
+template <class Spec, bool IsKey>
+TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
+                             uint8_t *region, int pos, uint8_t *codes) {
+  using Info = TensorInfo<Spec, IsKey>;
+  using TS = typename Info::TS;
+  constexpr int D = Spec::kHeadDim;
+  constexpr int E = D / kWarpSize;
+  const int lane = laneIndex();
+  uint8_t *codesRow = region + TS::kCodesOffset + pos * TS::kCodesStride;
+
+  double y[E];
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    y[i] = x[i];
+  if constexpr (Info::kRotated)
+    warpRotate<D, Info::kRounds>(y, TS::signs());
+
+  if constexpr (Info::kQuant == TQ_QUANT_NONE) {
+    // D little-endian bf16 (a rotated y rounds through float first).
+    uint32_t w[4] = {0u, 0u, 0u, 0u};
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      w[(i / 2) % 4] |= floatToBf16Bits(float(y[i])) << (16 * (i % 2));
+    static_assert(2 * E <= 16, "head_dim <= 256");
+    storeChunk<2 * E, Info::kCodesAlign>(codesRow + 2 * E * lane, w);
+  } else if constexpr (Info::kQuant == TQ_QUANT_FP8) {
+    uint32_t w[4] = {0u, 0u, 0u, 0u};
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      w[(i / 4) % 4] |= floatToE4m3Bits(float(y[i])) << (8 * (i % 4));
+    storeChunk<E, Info::kCodesAlign>(codesRow + E * lane, w);
+  } else { // TQ_QUANT_UNIFORM
+    constexpr int kTop = (1 << TS::kBits) - 1;
+    double lo = y[0], hi = y[0];
+    TQ_UNROLL
+    for (int i = 1; i < E; ++i) {
+      lo = y[i] < lo ? y[i] : lo;
+      hi = y[i] > hi ? y[i] : hi;
+    }
+    lo = warpMin(lo);
+    hi = warpMax(hi);
+    // numerics uniformEncode (FromStored): the codes use the fp16-rounded
+    // scale and zero, the grid the decoder dequantizes on.
+    double exact = divRn(hi - lo, double(kTop));
+    exact = exact > 1e-8 ? exact : 1e-8;
+    const uint32_t s16 = doubleToF16Bits(exact);
+    const uint32_t z16 = doubleToF16Bits(lo);
+    const double s = f16BitsToFloat(s16), z = f16BitsToFloat(z16);
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      double q = s > 0 ? floorD(divRn(y[i] - z, s) + 0.5) : 0.0;
+      q = q < 0 ? 0 : (q > kTop ? kTop : q);
+      codes[lane * E + i] = uint8_t(q);
+    }
+    syncWarp();
+    writePacked<D, TS::kBits, Info::kCodesAlign>(codesRow, codes);
+    if (lane == 0) {
+      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+      writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
+    }
+    syncWarp(); // codes[] is reused by the next tensor
+  }
+}
+
+/* Lloyd-Max (TurboQuant_mse), and with QJL TurboQuant_prod. book: levels
+ * then boundaries (shared); codes / resid: this warp's scratch (shared). */
+template <class Spec, bool IsKey>
+TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
+                             uint8_t *region, int pos, const double *book,
+                             uint8_t *codes, float *resid) {
+  using Info = TensorInfo<Spec, IsKey>;
+  using TS = typename Info::TS;
+  constexpr int D = Spec::kHeadDim;
+  constexpr int E = D / kWarpSize;
+  constexpr int K = Info::kLevels;
+  const int lane = laneIndex();
+
+  double y[E];
+  double sq = 0;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i) {
+    y[i] = x[i];
+    sq += y[i] * y[i];
+  }
+  const double n = sqrtRn(warpSum(sq));
+  warpRotate<D, Info::kRounds>(y, TS::signs());
+
+  // idx_j = cell of y_j / n (a zero vector quantizes 0s and stores s = 0).
+  double lev[E];
+  double g2 = 0;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i) {
+    const double u = n > 0 ? divRn(y[i], n) : 0.0;
+    const uint32_t idx = nearestIndex<TS::kBits>(book + K, u);
+    codes[lane * E + i] = uint8_t(idx);
+    lev[i] = book[idx];
+    g2 += lev[i] * lev[i];
+  }
+  g2 = warpSum(g2);
+  double s = n;
+  if constexpr (TS::kNormCorrect)
+    if (n > 0)
+      s = divRn(n, sqrtRn(g2));
+  const uint32_t s16 = doubleToF16Bits(s);
+  syncWarp();
+  writePacked<D, TS::kBits, Info::kCodesAlign>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
+  if (lane == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+
+  if constexpr (Info::kQjl) {
+    // Residual in the original domain against the stored (fp16) scale:
+    // r = x − Rᵀ(s16·c[idx]), the residual the decoder's estimate sees.
+    const double s16d = f16BitsToFloat(s16);
+    double r[E];
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      r[i] = s16d * lev[i];
+    warpRotateInverse<D, Info::kRounds>(r, TS::signs());
+    double rr = 0;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      r[i] = double(x[i]) - r[i];
+      rr += r[i] * r[i];
+      resid[lane * E + i] = float(r[i]);
+    }
+    const uint32_t gamma16 = doubleToF16Bits(sqrtRn(warpSum(rr)));
+    if (lane == 0)
+      writeF16(region + TS::kGammaOffset + pos * TS::kGammaStride, gamma16);
+    syncWarp();
+    // Sign bit i = [ (S·r)_i >= 0 ]: lane l computes rows 32k + l, and one
+    // ballot per k gives sign word k.
+    const float *S = Spec::qjlMatrix();
+    uint8_t *signsRow = region + TS::kSignsOffset + pos * TS::kSignsStride;
+    const bool vec = isAligned(S, 16);
+    TQ_UNROLL
+    for (int k = 0; k < D / kWarpSize; ++k) {
+      const float *srow = S + (k * kWarpSize + lane) * D;
+      float p = 0.f;
+      if (vec) {
+        TQ_NO_UNROLL
+        for (int j = 0; j < D; j += 4) {
+          const u32x4 v = loadGlobal16(srow + j);
+          p = fmaf(bitsToFloat(v.x), resid[j], p);
+          p = fmaf(bitsToFloat(v.y), resid[j + 1], p);
+          p = fmaf(bitsToFloat(v.z), resid[j + 2], p);
+          p = fmaf(bitsToFloat(v.w), resid[j + 3], p);
+        }
+      } else {
+        TQ_NO_UNROLL
+        for (int j = 0; j < D; ++j)
+          p = fmaf(srow[j], resid[j], p);
+      }
+      const uint32_t word = ballot(p >= 0.f);
+      if (lane == k) {
+        if constexpr (Info::kSignsAlign >= 4) {
+          storeGlobal4(signsRow + 4 * k, word);
+        } else {
+          TQ_UNROLL
+          for (int i = 0; i < 4; ++i)
+            storeGlobal1(signsRow + 4 * k + i, word >> (8 * i));
+        }
+      }
+    }
+  }
+  syncWarp(); // codes[] / resid[] are reused by the next tensor
+}
+
+template <class Spec, bool IsKey>
+TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / kWarpSize],
+                           uint8_t *region, int pos, const double *book,
+                           uint8_t *codes, float *resid) {
+  if constexpr (TensorInfo<Spec, IsKey>::kQuant == TQ_QUANT_LLOYD_MAX)
+    storeLloydMax<Spec, IsKey>(x, region, pos, book, codes, resid);
+  else
+    storeElements<Spec, IsKey>(x, region, pos, codes);
+}
+
+} // namespace store_detail
+
+template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
+  using namespace store_detail;
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = Spec::kHeadDim;
+  constexpr int E = D / kWarpSize;
+  constexpr int NW = Spec::kStoreWarps;
+  static_assert(isPow2(D) && D >= 32 && D <= 256,
+                "head_dim: a power of two in 32..256");
+  static_assert(isPow2(Spec::kBlockSize), "block_size: a power of two");
+  static_assert(NW >= 1 && NW <= 32, "kStoreWarps: 1..32");
+
+  const int token = blockIndexX();
+  if (token >= a.num_tokens)
+    return;
+  const int64_t slot = a.slot_mapping[token];
+  if (slot < 0) // the whole CTA leaves together, before any barrier
+    return;
+  const int64_t block = slot / Spec::kBlockSize;
+  const int pos = int(slot % Spec::kBlockSize);
+
+  __shared__ double sKeyBook[2 * KInfo::kLevels];
+  __shared__ double sValueBook[2 * VInfo::kLevels];
+  __shared__ uint8_t sCodes[NW][D];
+  __shared__ float sResid[NW][KInfo::kQjl ? D : 1];
+  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+    if (warpIndex() == 0)
+      fillBook<KInfo>(sKeyBook, Spec::keyLevels());
+  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+    if (warpIndex() == NW - 1)
+      fillBook<VInfo>(sValueBook, Spec::valueLevels());
+  barrier();
+
+  const int warp = warpIndex(), lane = laneIndex();
+  const T *keys = static_cast<const T *>(a.key) + token * a.key_stride_token;
+  const T *values =
+      static_cast<const T *>(a.value) + token * a.value_stride_token;
+  for (int h = warp; h < Spec::kNumKVHeads; h += NW) {
+    uint8_t *region = a.cache + block * Spec::kBlockStride +
+                      int64_t(h) * Spec::kHeadStride;
+    float x[E];
+    loadRow<T, E>(keys + h * a.key_stride_head + lane * E, x);
+    storeTensor<Spec, true>(x, region, pos, sKeyBook, sCodes[warp],
+                            sResid[warp]);
+    loadRow<T, E>(values + h * a.value_stride_head + lane * E, x);
+    storeTensor<Spec, false>(x, region, pos, sValueBook, sCodes[warp],
+                             sResid[warp]);
+  }
+}
+
+} // namespace tq
+
+#endif // TQ_STORE_H

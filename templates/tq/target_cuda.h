@@ -1,0 +1,322 @@
+/*===- target_cuda.h - The thin target layer for NVIDIA GPUs --------------===*
+ *
+ * Every hardware-specific primitive the kernels use, and nothing else: a HIP
+ * port re-implements this file (same names, same semantics) and keeps
+ * numeric.h, rotate.h, store.h, decode.h and combine.h unchanged. The stage
+ * headers never touch threadIdx, __shfl_*, inline PTX or CUDA types directly.
+ *
+ * NVRTC compiles the generated translation unit with only our headers, so
+ * this file includes no system or CUDA header under NVRTC: the fixed-width
+ * integer types are defined here, and conversions use inline PTX instead of
+ * cuda_fp16.h / cuda_bf16.h / cuda_fp8.h. Everything works on sm_80; fp8
+ * conversion instructions (sm_89+) are used only where __CUDA_ARCH__ allows,
+ * with a bit-exact software path elsewhere.
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_TARGET_CUDA_H
+#define TQ_TARGET_CUDA_H
+
+#if defined(__CUDACC_RTC__)
+/* No <stdint.h> under NVRTC. The compiler's predefined type macros give the
+ * same types the host's <stdint.h> uses (int64_t is `long` on LP64 Linux), so
+ * abi.h's structs have one layout on both sides. */
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+#if defined(__INT64_TYPE__) && defined(__UINT64_TYPE__)
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT64_TYPE__ uint64_t;
+#else
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#endif
+#else
+#include <stdint.h>
+#endif
+
+#include "tq/spec_constants.h"
+
+#define TQ_DEVICE __device__
+#define TQ_INLINE __device__ __forceinline__
+/* Compile-time helpers usable in constant expressions of device code. */
+#define TQ_CONSTEXPR __host__ __device__ constexpr
+/* Loops over register arrays must be fully unrolled (a register array indexed
+ * by a run-time value lives in local memory). */
+#define TQ_UNROLL _Pragma("unroll")
+#define TQ_NO_UNROLL _Pragma("unroll 1")
+
+namespace tq {
+
+/* 16-bit storage types of the activations (keys, values, queries, outputs):
+ * the kernels' dtype template parameter. Plain bits; conversions below. */
+struct bf16_t {
+  uint16_t bits;
+};
+struct f16_t {
+  uint16_t bits;
+};
+
+/* Vector register types for 16- and 8-byte memory accesses. */
+struct alignas(16) u32x4 {
+  uint32_t x, y, z, w;
+};
+struct alignas(8) u32x2 {
+  uint32_t x, y;
+};
+
+/* ---------------------------------------------------------------------------
+ * Threads, warps, blocks
+ * ------------------------------------------------------------------------ */
+constexpr int kWarpSize = 32;
+constexpr int kLog2WarpSize = 5;
+
+TQ_INLINE int threadIndex() { return int(threadIdx.x); }
+TQ_INLINE int laneIndex() { return int(threadIdx.x) & (kWarpSize - 1); }
+TQ_INLINE int warpIndex() { return int(threadIdx.x) >> kLog2WarpSize; }
+TQ_INLINE int blockIndexX() { return int(blockIdx.x); }
+TQ_INLINE int blockIndexY() { return int(blockIdx.y); }
+TQ_INLINE int blockIndexZ() { return int(blockIdx.z); }
+
+/* All threads of the CTA. */
+TQ_INLINE void barrier() { __syncthreads(); }
+/* All lanes of the warp (orders shared-memory accesses within a warp). */
+TQ_INLINE void syncWarp() { __syncwarp(0xffffffffu); }
+
+/* ---------------------------------------------------------------------------
+ * Shuffles and warp reductions (all 32 lanes must take part)
+ * ------------------------------------------------------------------------ */
+TQ_INLINE float shflXor(float v, int mask) {
+  return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+TQ_INLINE double shflXor(double v, int mask) {
+  return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+TQ_INLINE uint32_t shflXor(uint32_t v, int mask) {
+  return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+TQ_INLINE float shflIdx(float v, int srcLane) {
+  return __shfl_sync(0xffffffffu, v, srcLane);
+}
+TQ_INLINE uint32_t shflIdx(uint32_t v, int srcLane) {
+  return __shfl_sync(0xffffffffu, v, srcLane);
+}
+/* Bit i of the result is lane i's predicate. */
+TQ_INLINE uint32_t ballot(bool p) { return __ballot_sync(0xffffffffu, p); }
+
+/* Sum / max / min over groups of WIDTH consecutive lanes (WIDTH a power of
+ * two <= 32); every lane of a group gets the group's result. R is float,
+ * double or uint32_t. */
+template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupSum(R v) {
+  TQ_UNROLL
+  for (int m = 1; m < WIDTH; m <<= 1)
+    v += shflXor(v, m);
+  return v;
+}
+template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMax(R v) {
+  TQ_UNROLL
+  for (int m = 1; m < WIDTH; m <<= 1) {
+    const R o = shflXor(v, m);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMin(R v) {
+  TQ_UNROLL
+  for (int m = 1; m < WIDTH; m <<= 1) {
+    const R o = shflXor(v, m);
+    v = o < v ? o : v;
+  }
+  return v;
+}
+template <class R> TQ_INLINE R warpSum(R v) { return groupSum<kWarpSize>(v); }
+template <class R> TQ_INLINE R warpMax(R v) { return groupMax<kWarpSize>(v); }
+template <class R> TQ_INLINE R warpMin(R v) { return groupMin<kWarpSize>(v); }
+
+/* ---------------------------------------------------------------------------
+ * Global memory. Loads of the cache go through the read-only (non-coherent)
+ * path: the cache is not written during a decode launch. The address must be
+ * aligned to the access size; callers decide the width at compile time from
+ * the layout's alignment (numeric.h).
+ * ------------------------------------------------------------------------ */
+TQ_INLINE u32x4 loadGlobal16(const void *p) {
+  u32x4 r;
+  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+      : "l"(p));
+  return r;
+}
+TQ_INLINE u32x2 loadGlobal8(const void *p) {
+  u32x2 r;
+  asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
+  return r;
+}
+TQ_INLINE uint32_t loadGlobal4(const void *p) {
+  uint32_t r;
+  asm("ld.global.nc.u32 %0, [%1];" : "=r"(r) : "l"(p));
+  return r;
+}
+TQ_INLINE uint32_t loadGlobal2(const void *p) {
+  unsigned short r;
+  asm("ld.global.nc.u16 %0, [%1];" : "=h"(r) : "l"(p));
+  return r;
+}
+TQ_INLINE uint32_t loadGlobal1(const void *p) {
+  unsigned short r;
+  asm("ld.global.nc.u8 %0, [%1];" : "=h"(r) : "l"(p));
+  return r & 0xffu;
+}
+
+/* Stores are plain C++ so the compiler can schedule them. */
+TQ_INLINE void storeGlobal16(void *p, u32x4 v) {
+  *reinterpret_cast<u32x4 *>(p) = v;
+}
+TQ_INLINE void storeGlobal8(void *p, u32x2 v) {
+  *reinterpret_cast<u32x2 *>(p) = v;
+}
+TQ_INLINE void storeGlobal4(void *p, uint32_t v) {
+  *reinterpret_cast<uint32_t *>(p) = v;
+}
+TQ_INLINE void storeGlobal2(void *p, uint32_t v) {
+  *reinterpret_cast<uint16_t *>(p) = uint16_t(v);
+}
+TQ_INLINE void storeGlobal1(void *p, uint32_t v) {
+  *reinterpret_cast<uint8_t *>(p) = uint8_t(v);
+}
+
+/* Address alignment test for run-time strides (activations). */
+TQ_INLINE bool isAligned(const void *p, int bytes) {
+  return (reinterpret_cast<uint64_t>(p) & uint64_t(bytes - 1)) == 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Bits
+ * ------------------------------------------------------------------------ */
+TQ_INLINE float bitsToFloat(uint32_t u) { return __uint_as_float(u); }
+TQ_INLINE uint32_t floatToBits(float f) { return __float_as_uint(f); }
+/* (hi:lo) >> shift, low 32 bits; shift in 0..31. */
+TQ_INLINE uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t shift) {
+  return __funnelshift_r(lo, hi, shift);
+}
+
+/* ---------------------------------------------------------------------------
+ * Small-float conversions (round to nearest even, like numerics/minifloat.h)
+ * ------------------------------------------------------------------------ */
+TQ_INLINE float bf16BitsToFloat(uint32_t b) {
+  return __uint_as_float((b & 0xffffu) << 16);
+}
+TQ_INLINE uint32_t floatToBf16Bits(float f) {
+  unsigned short r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+TQ_INLINE float f16BitsToFloat(uint32_t b) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)b));
+  return f;
+}
+TQ_INLINE uint32_t floatToF16Bits(float f) {
+  unsigned short r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+/* One rounding straight from double (the host codec rounds its float64
+ * scalars to fp16 this way, so the stored bytes agree). */
+TQ_INLINE uint32_t doubleToF16Bits(double d) {
+  unsigned short r;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(r) : "d"(d));
+  return r;
+}
+
+/* fp8 e4m3 ("FN": bias 7, max 448, no inf, 0x7F/0xFF NaN), saturating. */
+TQ_INLINE uint32_t floatToE4m3Bits(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && !defined(TQ_SOFT_FP8)
+  unsigned short r;
+  // The second source operand lands in the low byte.
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(x));
+  return r & 0xffu;
+#else
+  // Software path for sm_80 (no cvt to e4m3), bit-exact with the above.
+  const uint32_t u = __float_as_uint(x);
+  const uint32_t sign = (u >> 24) & 0x80u;
+  const uint32_t mag = u & 0x7fffffffu;
+  if (mag > 0x7f800000u) // NaN
+    return sign | 0x7fu;
+  if (mag >= 0x43e00000u) // >= 448: saturate (448 is the largest finite)
+    return sign | 0x7eu;
+  if (mag < 0x3c800000u) { // below 2^-6: subnormal grid of step 2^-9
+    // |x|·2^9 is exact; rint rounds half to even. 8 units carry into the
+    // smallest normal (code 0x08) by themselves.
+    return sign | uint32_t(__float2int_rn(__uint_as_float(mag) * 512.0f));
+  }
+  // Normal: round the 23-bit mantissa to 3 bits, half to even; a carry
+  // moves into the exponent as it should. Rebias 127 -> 7.
+  const uint32_t rounded = (mag + 0x7ffffu + ((mag >> 20) & 1u)) >> 20;
+  return sign | (rounded - ((127u - 7u) << 3));
+#endif
+}
+/* Exact. The 7 magnitude bits placed at fp16 bits 13..7 give the same value
+ * times 2^-8 (subnormals included), so one cvt and one multiply suffice.
+ * (The NaN codes decode to ±480: the store never writes them.) */
+TQ_INLINE float e4m3BitsToFloat(uint32_t b) {
+  const uint32_t h = ((b & 0x80u) << 8) | ((b & 0x7fu) << 7);
+  return f16BitsToFloat(h) * 256.0f;
+}
+
+/* ---------------------------------------------------------------------------
+ * Math
+ * ------------------------------------------------------------------------ */
+/* 2^x; exp2(-inf) = 0. The decode's softmax runs in the exp2 domain. */
+TQ_INLINE float exp2Fast(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+/* 1/x to about 1 ulp, no IEEE slow path (the decode normalizes by a softmax
+ * sum >= 1). */
+TQ_INLINE float rcpFast(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+TQ_INLINE float negInf() { return __uint_as_float(0xff800000u); }
+TQ_INLINE bool isNegInf(float x) { return __float_as_uint(x) == 0xff800000u; }
+/* Float64 division and square root rounded to nearest, for the store's
+ * host-matching math, without the IEEE slow path: ptxas expands div.rn.f64
+ * and sqrt.rn.f64 into a subroutine call for denormal/special operands, and
+ * the call costs a stack frame and spills. These use the approximate
+ * hardware reciprocal (square root), two Newton steps and one FMA-based
+ * correction, which gives the correctly rounded result (bit-identical to the
+ * host's operator/ and std::sqrt, exact quotients and roots included) for
+ * normal operands and results, except for a true result within ~2^-50 ulp
+ * of a rounding midpoint. Domain: divRn needs b != 0 and normal operands or
+ * a == 0; sqrtRn needs x >= 0 normal or 0. */
+TQ_INLINE double divRn(double a, double b) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double e = fma(-b, r, 1.0);
+  r = fma(r, e, r);
+  e = fma(-b, r, 1.0);
+  r = fma(r, e, r);
+  const double q = a * r;
+  return fma(fma(-b, q, a), r, q);
+}
+TQ_INLINE double sqrtRn(double x) {
+  if (x == 0.0)
+    return x;
+  double y; // ~ 1/sqrt(x)
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+  double e = fma(-(x * y), y, 1.0);
+  y = fma(0.5 * y, e, y);
+  e = fma(-(x * y), y, 1.0);
+  y = fma(0.5 * y, e, y);
+  const double s = x * y;
+  return fma(fma(-s, s, x), 0.5 * y, s);
+}
+TQ_INLINE float floorF(float x) { return floorf(x); }
+TQ_INLINE double floorD(double x) { return floor(x); }
+
+} // namespace tq
+
+#endif // TQ_TARGET_CUDA_H
