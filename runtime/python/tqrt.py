@@ -109,7 +109,8 @@ class _PlanInfo(ctypes.Structure):
 class _LaunchDims(ctypes.Structure):
     _fields_ = [
         ("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
-        ("shared_bytes", ctypes.c_uint32),
+        ("dynamic_shared_bytes", ctypes.c_uint32),
+        ("static_shared_bytes", ctypes.c_uint32),
     ]
 
 
@@ -345,12 +346,14 @@ class Plan:
             pass
 
     def launch_dims(self, kind, dtype="bf16"):
-        """{'grid': (x, y, z), 'block': (x, y, z), 'shared_bytes': n}."""
+        """{'grid': (x, y, z), 'block': (x, y, z), 'dynamic_shared_bytes': n,
+        'static_shared_bytes': n}."""
         d = _LaunchDims()
         _check(library().tqrt_plan_get_launch(self._h, _KINDS[kind],
                                               _dtype_code_of_name(dtype), ctypes.byref(d)))
         return {"grid": tuple(d.grid), "block": tuple(d.block),
-                "shared_bytes": d.shared_bytes}
+                "dynamic_shared_bytes": d.dynamic_shared_bytes,
+                "static_shared_bytes": d.static_shared_bytes}
 
     def allocate_workspace(self, device=None):
         """The decode workspace (float32), or None when the plan needs none."""

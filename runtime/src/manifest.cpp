@@ -437,8 +437,14 @@ void readKernels(const Reader &r, const Value &root, Manifest &m) {
       r.inconsistent(block, "'" + path + ".block' has " +
                                 std::to_string(threads) +
                                 " threads; a CUDA block has at most 1024");
-    d.sharedBytes = static_cast<uint32_t>(
+    // tqc writes nvJitLink's static shared memory here; the templates use
+    // no dynamic shared memory, so launches pass dynamic_shared_bytes
+    // (absent: 0), never this number.
+    d.staticSharedBytes = static_cast<uint32_t>(
         r.integer(k, path, "shared_bytes", 0, 1 << 30));
+    if (const Value *dyn = k.find("dynamic_shared_bytes"))
+      d.dynamicSharedBytes = static_cast<uint32_t>(
+          r.integer(*dyn, path + ".dynamic_shared_bytes", 0, 1 << 30));
     const Value &grid = r.array(k, path, "grid", "an array of 3 strings");
     if (grid.items.size() != 3)
       r.bad(grid, path + ".grid", "an array of 3 extents such as \"max_batch\"");

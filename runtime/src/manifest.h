@@ -50,7 +50,11 @@ struct KernelDesc {
   int kind = 0;      // tqrt_kernel_kind
   int dtype = 0;     // dtype index
   uint32_t block[3] = {1, 1, 1};
-  uint32_t sharedBytes = 0;
+  /// "shared_bytes": the kernel's static shared memory as the toolchain
+  /// reported it (informational; the driver knows it from the code).
+  uint32_t staticSharedBytes = 0;
+  /// "dynamic_shared_bytes" (optional, default 0): what a launch passes.
+  uint32_t dynamicSharedBytes = 0;
   GridExpr grid[3];
   int64_t argsBytes = 0;
 };

@@ -521,15 +521,15 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
                  std::to_string(maxThreads) + " (launch bounds / registers)");
       // Dynamic shared memory above the default 48 KiB must be opted into
       // per function; this is setup, so it happens here and not at launch.
-      if (k.sharedBytes > 48 * 1024) {
-        if (optin > 0 && int64_t(k.sharedBytes) + staticShared > optin)
+      if (k.dynamicSharedBytes > 48 * 1024) {
+        if (optin > 0 && int64_t(k.dynamicSharedBytes) + staticShared > optin)
           fail(TQRT_ARCH_MISMATCH,
                "tqrt_plan_create: kernel '" + k.name + "' needs " +
-                   std::to_string(k.sharedBytes + staticShared) +
+                   std::to_string(k.dynamicSharedBytes + staticShared) +
                    " bytes of shared memory; " + device + " allows " +
                    std::to_string(optin));
         checkDriver(a.cuFuncSetAttribute(f, cu::kFuncAttrMaxDynamicSharedSizeBytes,
-                                            static_cast<int>(k.sharedBytes)),
+                                         static_cast<int>(k.dynamicSharedBytes)),
                     "cuFuncSetAttribute(max dynamic shared memory)");
       }
       lm.fn[k.kind][k.dtype] = f;
@@ -842,7 +842,8 @@ tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan, tqrt_kernel_kind kind,
     dims->grid[j] = k.grid[j];
     dims->block[j] = d.block[j];
   }
-  dims->shared_bytes = d.sharedBytes;
+  dims->dynamic_shared_bytes = d.dynamicSharedBytes;
+  dims->static_shared_bytes = d.staticSharedBytes;
   return TQRT_OK;
 }
 
@@ -902,7 +903,7 @@ tqrt_status tqrt_launch_store(const tqrt_plan *plan, tqrt_dtype dtype,
   args.reserved = 0;
   const int dt = dtypeIndex(dtype);
   const KernelDesc &d = desc(plan, TQRT_KERNEL_STORE, dt);
-  return launch(plan->k[TQRT_KERNEL_STORE][dt], d.block, d.sharedBytes, stream,
+  return launch(plan->k[TQRT_KERNEL_STORE][dt], d.block, d.dynamicSharedBytes, stream,
                 &args, fn, d.name.c_str());
 }
 
@@ -990,13 +991,13 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
   const int dt = dtypeIndex(dtype);
   const KernelDesc &dd = desc(plan, TQRT_KERNEL_DECODE, dt);
   if (tqrt_status s = launch(plan->k[TQRT_KERNEL_DECODE][dt], dd.block,
-                             dd.sharedBytes, stream, &args, fn,
+                             dd.dynamicSharedBytes, stream, &args, fn,
                              dd.name.c_str()))
     return s;
   // Same stream, so combine sees decode's partials without a sync.
   if (m.splits > 1) {
     const KernelDesc &cd = desc(plan, TQRT_KERNEL_COMBINE, dt);
-    return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd.block, cd.sharedBytes,
+    return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd.block, cd.dynamicSharedBytes,
                   stream, &args, fn, cd.name.c_str());
   }
   return TQRT_OK;

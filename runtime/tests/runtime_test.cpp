@@ -511,7 +511,8 @@ TEST(Plan, GridsAndWorkspace) {
   EXPECT_EQ(d.grid[0], 8u); // head_groups = 32 / 4
   EXPECT_EQ(d.grid[1], 4u); // max_batch
   EXPECT_EQ(d.grid[2], 8u); // splits
-  EXPECT_EQ(d.shared_bytes, 16384u);
+  EXPECT_EQ(d.static_shared_bytes, 16384u); // the manifest's shared_bytes
+  EXPECT_EQ(d.dynamic_shared_bytes, 0u);     // not passed at launch
   ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
   EXPECT_EQ(d.grid[0], 4u);
@@ -537,6 +538,29 @@ TEST(Plan, FormulaProducts) {
   EXPECT_EQ(d.grid[0], 6u);
   EXPECT_EQ(d.grid[1], 32u);
   EXPECT_EQ(d.grid[2], 64u);
+}
+
+TEST(Plan, DynamicSharedMemory) {
+  // shared_bytes is the code's static shared memory (what tqc reports);
+  // only dynamic_shared_bytes is passed at launch.
+  Loaded l;
+  std::string text = edit(readFixture("manifest.json"),
+                          "\"shared_bytes\": 16384,",
+                          "\"shared_bytes\": 16384, \"dynamic_shared_bytes\": 65536,");
+  ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 1, 1, &l.plan), TQRT_OK);
+  tqrt_launch_dims d;
+  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.dynamic_shared_bytes, 65536u);
+  EXPECT_EQ(d.static_shared_bytes, 16384u);
+  tqrt_bundle *b = nullptr;
+  EXPECT_STATUS(loadText(edit(text, "\"dynamic_shared_bytes\": 65536",
+                              "\"dynamic_shared_bytes\": -1"),
+                         &b),
+                TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("'kernels[1].dynamic_shared_bytes' must be an integer in [0, "
+                   "1073741824], got -1");
 }
 
 TEST(Plan, Arguments) {

@@ -228,7 +228,10 @@ TQRT_API tqrt_status tqrt_plan_get_info(const tqrt_plan *plan,
 typedef struct tqrt_launch_dims {
   uint32_t grid[3];
   uint32_t block[3];
-  uint32_t shared_bytes;
+  uint32_t dynamic_shared_bytes; /* passed at launch (manifest
+                                    "dynamic_shared_bytes", default 0) */
+  uint32_t static_shared_bytes;  /* the manifest's "shared_bytes": the
+                                    code's own, for information */
 } tqrt_launch_dims;
 
 TQRT_API tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan,

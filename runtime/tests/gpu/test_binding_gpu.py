@@ -268,5 +268,63 @@ class GpuTest(unittest.TestCase):
             self.check(out, ref, dtype)
 
 
+class RealBundleTest(unittest.TestCase):
+    """tqc's own kernels through the runtime, for the bundle directories in
+    $TQRT_REAL_BUNDLES (':'-separated; skipped when unset). The cache is
+    compressed, so outputs are compared with exact attention over the
+    uncompressed tokens loosely (cosine similarity); this checks that the
+    runtime drives real kernels correctly, not their accuracy."""
+
+    def test_real_bundles(self):
+        dirs = [d for d in os.environ.get("TQRT_REAL_BUNDLES", "").split(":") if d]
+        if not dirs:
+            self.skipTest("TQRT_REAL_BUNDLES is not set")
+        for path in dirs:
+            for dtype in (torch.bfloat16, torch.float16):
+                with self.subTest(bundle=path, dtype=dtype):
+                    self.run_one(path, dtype)
+
+    def run_one(self, path, dtype):
+        b = tqrt.Bundle.from_dir(path)
+        H, Q, Dh, bs = b.num_kv_heads, b.num_q_heads, b.head_dim, b.block_size
+        plan = b.plan(max_batch=4, max_tokens=512)
+        g = torch.Generator(device="cpu").manual_seed(7)
+        lens = [300, 1, 0, 129]
+        num_blocks = 4 * ((max(lens) + bs - 1) // bs) + 3
+        cache = b.allocate_cache(num_blocks)
+        perm = torch.randperm(num_blocks, generator=g).tolist()
+        width = (max(lens) + bs - 1) // bs
+        tables = torch.zeros(4, width, dtype=torch.int32)
+        ks, vs, slots = [], [], []
+        for i, n in enumerate(lens):
+            for j in range((n + bs - 1) // bs):
+                tables[i, j] = perm.pop()
+            slots += [int(tables[i, p // bs]) * bs + p % bs for p in range(n)]
+            ks.append(torch.randn(n, H, Dh, generator=g).to(dtype).cuda())
+            vs.append(torch.randn(n, H, Dh, generator=g).to(dtype).cuda())
+        plan.store(torch.cat(ks), torch.cat(vs), cache,
+                   torch.tensor(slots, dtype=torch.int64, device="cuda"))
+        q = torch.randn(4, Q, Dh, generator=g).to(dtype).cuda()
+        out = plan.decode(q, cache, tables.cuda(),
+                          torch.tensor(lens, dtype=torch.int32, device="cuda"),
+                          workspace=plan.allocate_workspace())
+        torch.cuda.synchronize()
+        self.assertTrue(torch.isfinite(out).all().item())
+        self.assertEqual(out[2].abs().max().item(), 0.0)
+        ratio = Q // H
+        for i, n in enumerate(lens):
+            if n == 0:
+                continue
+            k = ks[i].double().repeat_interleave(ratio, dim=1)
+            v = vs[i].double().repeat_interleave(ratio, dim=1)
+            p = torch.softmax(torch.einsum("hd,lhd->hl", q[i].double(), k) * b.softmax_scale, -1)
+            ref = torch.einsum("hl,lhd->hd", p, v)
+            cos = torch.nn.functional.cosine_similarity(out[i].double(), ref, dim=-1)
+            rel = ((out[i].double() - ref).norm() / ref.norm()).item()
+            print(f"  {b.preset} {b.arch} {b.layout['kind']} via {plan.module_source} "
+                  f"{dtype}: row {i} "
+                  f"(length {n}) min cosine {cos.min().item():.4f}, rel. error {rel:.4f}")
+            self.assertGreater(cos.min().item(), 0.8)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
