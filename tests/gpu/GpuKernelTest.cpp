@@ -1,0 +1,427 @@
+//===- GpuKernelTest.cpp - The kernels against the host numerics, on a GPU ===//
+//
+// The GPU tier (ctest label `gpu`). Each test loads a bundle that tqc built
+// (tests/gpu/make-bundles.sh; directory from TQC_GPU_BUNDLES), launches it
+// through the C runtime exactly as an engine would, and compares with the
+// host numerics on fresh random data:
+//  - store: the cache bytes equal HostCodec::storeTokens' bytes (rounding
+//    ties may differ; their fraction is reported and must stay below 1e-3),
+//    untouched slots keep their poison, negative slots are skipped;
+//  - decode: every output row is within 1e-2 relative error of the float64
+//    reference over the dequantized cache, with ragged lengths (0, 1, not a
+//    multiple of the block size, more tokens than one split holds), shuffled
+//    block tables, a batch below the plan's maximum, poisoned outputs that
+//    must all be written, and padding between rows that must not be.
+// Without a CUDA device every test skips with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tqrt/tqrt.h"
+
+#include "tqc/numerics/attention.h"
+#include "tqc/numerics/cache.h"
+#include "tqc/numerics/minifloat.h"
+#include "tqc/numerics/spec.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kNumKVHeads = 2;
+constexpr int kBlockSize = 16;
+
+#define CUDA_OK(expr)                                                          \
+  do {                                                                         \
+    cudaError_t e_ = (expr);                                                   \
+    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_);     \
+  } while (0)
+
+#define TQRT_OK(expr)                                                          \
+  do {                                                                         \
+    tqrt_status s_ = (expr);                                                   \
+    ASSERT_EQ(s_, TQRT_OK) << #expr << ": " << tqrt_status_name(s_) << ": "   \
+                           << tqrt_last_error();                               \
+  } while (0)
+
+/// Why GPU tests cannot run here, or "" when they can.
+std::string gpuUnavailable() {
+  int32_t count = 0;
+  if (tqrt_device_count(&count) != TQRT_OK)
+    return tqrt_last_error();
+  if (cudaFree(nullptr) != cudaSuccess)
+    return "the CUDA runtime cannot create a context";
+  return {};
+}
+
+std::string bundleRoot() {
+  const char *dir = std::getenv("TQC_GPU_BUNDLES");
+  return dir ? dir : TQC_GPU_BUNDLES_DEFAULT;
+}
+
+struct Geometry {
+  std::string preset;
+  bool qjl = false;
+  int headDim = 128;
+  int gqa = 4;
+  int splits = 8;
+
+  std::string bundleName() const {
+    return preset + (qjl ? "_qjl" : "") + "-d" + std::to_string(headDim) +
+           "-g" + std::to_string(gqa) + "-s" + std::to_string(splits);
+  }
+  tqc::CacheSpec spec() const {
+    tqc::CacheSpec s = *tqc::presetSpec(preset, headDim, gqa * kNumKVHeads,
+                                        kNumKVHeads, kBlockSize);
+    if (qjl) {
+      s.key.quant.qjl = true;
+      s.key.quant.qjlSeed = tqc::kQjlSeed;
+    }
+    return s;
+  }
+};
+
+std::string geometryName(const testing::TestParamInfo<Geometry> &info) {
+  std::string n = info.param.bundleName();
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+/// A device buffer freed on scope exit.
+struct DeviceBuffer {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  explicit DeviceBuffer(size_t n) : bytes(n) {
+    if (cudaMalloc(&ptr, n ? n : 1) != cudaSuccess)
+      ptr = nullptr;
+  }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+};
+
+uint16_t encode(double x, tqrt_dtype dt) {
+  return dt == TQRT_DTYPE_BF16 ? tqc::encodeBf16(x) : tqc::encodeFp16(x);
+}
+double decode(uint16_t v, tqrt_dtype dt) {
+  return dt == TQRT_DTYPE_BF16 ? tqc::decodeBf16(v) : tqc::decodeFp16(v);
+}
+
+/// A loaded bundle with its host twin; checks that both agree on the layout.
+class BundleTest : public testing::TestWithParam<Geometry> {
+protected:
+  void SetUp() override {
+    std::string why = gpuUnavailable();
+    if (!why.empty())
+      GTEST_SKIP() << why;
+    std::string dir = bundleRoot() + "/" + GetParam().bundleName();
+    ASSERT_EQ(tqrt_bundle_load_dir(dir.c_str(), &bundle_), TQRT_OK)
+        << tqrt_last_error() << " (build the bundles with "
+        << "tests/gpu/make-bundles.sh and point TQC_GPU_BUNDLES at them)";
+    spec_ = GetParam().spec();
+    codec_ = std::make_unique<tqc::HostCodec>(spec_);
+    tqrt_layout_info layout;
+    TQRT_OK(tqrt_bundle_get_layout(bundle_, &layout));
+    ASSERT_EQ(layout.block_stride, codec_->layout().blockStride);
+    ASSERT_EQ(layout.bytes_per_token_head,
+              codec_->layout().bytesPerTokenHead());
+  }
+  void TearDown() override {
+    tqrt_plan_destroy(plan_);
+    tqrt_bundle_destroy(bundle_);
+  }
+
+  tqrt_bundle *bundle_ = nullptr;
+  tqrt_plan *plan_ = nullptr;
+  tqc::CacheSpec spec_;
+  std::unique_ptr<tqc::HostCodec> codec_;
+};
+
+//===----------------------------------------------------------------------===//
+// Store
+//===----------------------------------------------------------------------===//
+
+class Store : public BundleTest {};
+
+TEST_P(Store, WritesTheHostCodecsBytes) {
+  const int d = spec_.headDim;
+  const int numTokens = 700, numBlocks = 64;
+  const int64_t cacheBytes = codec_->cacheBytes(numBlocks);
+  std::mt19937_64 rng(1234 + d);
+  std::normal_distribution<double> normal;
+
+  // Keys and values in bf16 (what the kernel reads) and as floats (what the
+  // host codec encodes): the same numbers. Per-token scales vary so norms and
+  // min/max differ across tokens; one token is all zeros.
+  const int64_t elems = int64_t(numTokens) * kNumKVHeads * d;
+  std::vector<uint16_t> kBits(elems), vBits(elems);
+  std::vector<float> kHost(elems), vHost(elems);
+  for (int64_t i = 0; i < elems; ++i) {
+    int64_t token = i / (kNumKVHeads * d);
+    double scale = token == 5 ? 0.0 : 0.25 + (token % 7);
+    kBits[i] = tqc::encodeBf16(scale * normal(rng));
+    vBits[i] = tqc::encodeBf16(scale * normal(rng) + 0.5 * (token % 3));
+    kHost[i] = float(tqc::decodeBf16(kBits[i]));
+    vHost[i] = float(tqc::decodeBf16(vBits[i]));
+  }
+  // Distinct slots in shuffled order; every 11th token is skipped.
+  std::vector<int64_t> slots(numBlocks * kBlockSize);
+  std::iota(slots.begin(), slots.end(), 0);
+  std::shuffle(slots.begin(), slots.end(), rng);
+  std::vector<int64_t> slotMapping(numTokens);
+  for (int t = 0; t < numTokens; ++t)
+    slotMapping[t] = t % 11 == 3 ? -1 : slots[t];
+
+  std::vector<uint8_t> expected(cacheBytes, 0xA5);
+  codec_->storeTokens(kHost.data(), vHost.data(), numTokens,
+                      slotMapping.data(), expected.data());
+
+  TQRT_OK(tqrt_plan_create(bundle_, /*max_batch=*/1, /*max_tokens=*/1024,
+                           &plan_));
+  DeviceBuffer key(elems * 2), value(elems * 2), cache(cacheBytes),
+      mapping(numTokens * 8);
+  ASSERT_TRUE(key.ptr && value.ptr && cache.ptr && mapping.ptr);
+  CUDA_OK(cudaMemcpy(key.ptr, kBits.data(), elems * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(value.ptr, vBits.data(), elems * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(mapping.ptr, slotMapping.data(), numTokens * 8,
+                     cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(cache.ptr, 0xA5, cacheBytes));
+  TQRT_OK(tqrt_launch_store(plan_, TQRT_DTYPE_BF16, key.ptr, kNumKVHeads * d,
+                            d, value.ptr, kNumKVHeads * d, d, cache.ptr,
+                            cacheBytes,
+                            static_cast<const int64_t *>(mapping.ptr),
+                            numTokens, nullptr));
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<uint8_t> got(cacheBytes);
+  CUDA_OK(cudaMemcpy(got.data(), cache.ptr, cacheBytes, cudaMemcpyDeviceToHost));
+
+  // Compare field by field, token-head by token-head.
+  int64_t fieldsTotal = 0, fieldsDiffer = 0, bytesTotal = 0, bytesDiffer = 0;
+  std::string firstDiff;
+  const tqc::Layout &l = codec_->layout();
+  for (int64_t block = 0; block < numBlocks; ++block)
+    for (int pos = 0; pos < kBlockSize; ++pos)
+      for (int h = 0; h < kNumKVHeads; ++h)
+        for (const tqc::Field &f : l.fields) {
+          int64_t a = l.address(f, block, pos, h);
+          bool differs = std::memcmp(&got[a], &expected[a], f.bytes) != 0;
+          for (int64_t i = 0; i < f.bytes; ++i)
+            bytesDiffer += got[a + i] != expected[a + i];
+          bytesTotal += f.bytes;
+          ++fieldsTotal;
+          if (differs) {
+            ++fieldsDiffer;
+            if (firstDiff.empty())
+              firstDiff = std::string(tqc::toString(f.kind)) + " of block " +
+                          std::to_string(block) + " pos " +
+                          std::to_string(pos) + " head " + std::to_string(h);
+          }
+        }
+  double byteFraction = double(bytesDiffer) / double(bytesTotal);
+  std::printf("[store %s] %lld of %lld bytes differ (%.2e), %lld of %lld "
+              "fields%s%s\n",
+              GetParam().bundleName().c_str(), (long long)bytesDiffer,
+              (long long)bytesTotal, byteFraction, (long long)fieldsDiffer,
+              (long long)fieldsTotal, firstDiff.empty() ? "" : "; first: ",
+              firstDiff.c_str());
+  EXPECT_LT(byteFraction, 1e-3) << "first difference: " << firstDiff;
+}
+
+//===----------------------------------------------------------------------===//
+// Decode
+//===----------------------------------------------------------------------===//
+
+struct DecodeCase {
+  Geometry g;
+  tqrt_dtype dtype;
+};
+
+class Decode : public BundleTest {
+protected:
+  void runDecode(tqrt_dtype dtype);
+};
+
+void Decode::runDecode(tqrt_dtype dtype) {
+  const int d = spec_.headDim, hq = spec_.numQHeads;
+  // Ragged: empty, one token, not a multiple of the block size, more than one
+  // split's share, and a row beyond `batch` that must stay untouched.
+  const std::vector<int32_t> lens = {0, 1, 17, 300, 1000, 77};
+  const int batch = int(lens.size()), maxBatch = 8;
+  const int maxBlocksPerSeq = 1000 / kBlockSize + 2;
+  int numBlocks = 0;
+  for (int32_t l : lens)
+    numBlocks += (l + kBlockSize - 1) / kBlockSize;
+  numBlocks += 3; // never referenced, filled with garbage
+  const int64_t cacheBytes = codec_->cacheBytes(numBlocks);
+  std::mt19937_64 rng(99 + d * 7 + hq);
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> byte(0, 255);
+
+  // Shuffled block tables; unused entries point at garbage blocks.
+  std::vector<int32_t> physical(numBlocks);
+  std::iota(physical.begin(), physical.end(), 0);
+  std::shuffle(physical.begin(), physical.end(), rng);
+  std::vector<int32_t> table(size_t(maxBatch) * maxBlocksPerSeq,
+                             numBlocks - 1);
+  int next = 0;
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < (lens[b] + kBlockSize - 1) / kBlockSize; ++i)
+      table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
+
+  // The cache: garbage everywhere, then every real token encoded by the
+  // host codec (so decode is tested apart from the store kernel).
+  std::vector<uint8_t> cache(cacheBytes);
+  for (uint8_t &c : cache)
+    c = uint8_t(byte(rng));
+  std::vector<float> k(d), v(d);
+  for (int b = 0; b < batch; ++b)
+    for (int t = 0; t < lens[b]; ++t)
+      for (int h = 0; h < kNumKVHeads; ++h) {
+        double ks = 0.5 + (t % 5), vs = 0.5 + (t % 3);
+        for (int i = 0; i < d; ++i) {
+          k[i] = float(tqc::roundToBf16(ks * normal(rng)));
+          v[i] = float(tqc::roundToBf16(vs * normal(rng) + 0.25));
+        }
+        int32_t block = table[size_t(b) * maxBlocksPerSeq + t / kBlockSize];
+        codec_->encodeTokenHead(k.data(), v.data(), cache.data(), block,
+                                t % kBlockSize, h);
+      }
+
+  // Queries in the launch dtype; rows padded to check strided writes.
+  const int64_t rowStride = int64_t(hq) * d + 64;
+  std::vector<uint16_t> query(size_t(maxBatch) * rowStride);
+  std::vector<double> queryHost(size_t(batch) * hq * d);
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < hq; ++h)
+      for (int i = 0; i < d; ++i) {
+        uint16_t q = encode(2.0 * normal(rng), dtype);
+        query[size_t(b) * rowStride + size_t(h) * d + i] = q;
+        queryHost[(size_t(b) * hq + h) * d + i] = decode(q, dtype);
+      }
+
+  double scale = 1.0 / std::sqrt(double(d));
+  std::vector<double> ref(size_t(batch) * hq * d);
+  tqc::PagedBatch pb;
+  pb.cache = cache.data();
+  pb.blockTable = table.data();
+  pb.maxBlocksPerSeq = maxBlocksPerSeq;
+  pb.seqLens = lens.data();
+  pb.numSeqs = batch;
+  tqc::referenceDecode(*codec_, pb, queryHost.data(), scale, ref.data());
+
+  // The launch: batch - 1 rows of a plan for maxBatch (the last row is not
+  // processed: its output must stay poisoned).
+  const int launched = batch - 1;
+  TQRT_OK(tqrt_plan_create(bundle_, maxBatch, /*max_tokens=*/maxBatch, &plan_));
+  tqrt_plan_info info;
+  TQRT_OK(tqrt_plan_get_info(plan_, &info));
+  DeviceBuffer dCache(cacheBytes), dTable(table.size() * 4),
+      dLens(lens.size() * 4), dQuery(query.size() * 2),
+      dOut(size_t(maxBatch) * rowStride * 2),
+      dWork(std::max<uint64_t>(info.workspace_bytes, 16));
+  ASSERT_TRUE(dCache.ptr && dTable.ptr && dLens.ptr && dQuery.ptr &&
+              dOut.ptr && dWork.ptr);
+  CUDA_OK(cudaMemcpy(dCache.ptr, cache.data(), cacheBytes, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dTable.ptr, table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dLens.ptr, lens.data(), lens.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dQuery.ptr, query.data(), query.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dOut.ptr, 0xFF, dOut.bytes)); // NaN in bf16 and fp16
+  CUDA_OK(cudaMemset(dWork.ptr, 0xFF, dWork.bytes));
+  TQRT_OK(tqrt_launch_decode(
+      plan_, dtype, dQuery.ptr, rowStride, d, dCache.ptr, cacheBytes,
+      static_cast<const int32_t *>(dTable.ptr), maxBlocksPerSeq,
+      static_cast<const int32_t *>(dLens.ptr), dOut.ptr, rowStride, d,
+      launched, float(scale), dWork.ptr, info.workspace_bytes, nullptr));
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<uint16_t> out(size_t(maxBatch) * rowStride);
+  CUDA_OK(cudaMemcpy(out.data(), dOut.ptr, out.size() * 2, cudaMemcpyDeviceToHost));
+
+  std::vector<double> errors;
+  for (int b = 0; b < batch; ++b) {
+    for (int h = 0; h < hq; ++h) {
+      const uint16_t *row = &out[size_t(b) * rowStride + size_t(h) * d];
+      const double *want = &ref[(size_t(b) * hq + h) * d];
+      if (b >= launched) {
+        for (int i = 0; i < d; ++i)
+          ASSERT_EQ(row[i], 0xFFFF) << "row " << b << " is beyond batch but "
+                                    << "was written";
+        continue;
+      }
+      double num = 0, den = 0;
+      for (int i = 0; i < d; ++i) {
+        double x = decode(row[i], dtype);
+        ASSERT_TRUE(std::isfinite(x)) << "seq " << b << " head " << h
+                                      << " coord " << i << " not written or "
+                                      << "not finite (len " << lens[b] << ")";
+        num += (x - want[i]) * (x - want[i]);
+        den += want[i] * want[i];
+      }
+      if (lens[b] == 0) {
+        EXPECT_EQ(num, 0.0) << "an empty sequence must output zeros";
+        continue;
+      }
+      double rel = std::sqrt(num / std::max(den, 1e-30));
+      errors.push_back(rel);
+      EXPECT_LE(rel, 1e-2) << "seq " << b << " (len " << lens[b] << ") head "
+                           << h;
+    }
+    // Padding after each row stays untouched.
+    for (int64_t i = int64_t(hq) * d; i < rowStride; ++i)
+      ASSERT_EQ(out[size_t(b) * rowStride + i], 0xFFFF)
+          << "padding of row " << b << " was written";
+  }
+  std::sort(errors.begin(), errors.end());
+  std::printf("[decode %s %s] rel. error median %.2e, max %.2e over %zu rows "
+              "(plan: %d splits, workspace %llu B)\n",
+              GetParam().bundleName().c_str(),
+              dtype == TQRT_DTYPE_BF16 ? "bf16" : "f16",
+              errors[errors.size() / 2], errors.back(), errors.size(),
+              GetParam().splits, (unsigned long long)info.workspace_bytes);
+}
+
+TEST_P(Decode, Bf16MatchesTheFloat64Reference) { runDecode(TQRT_DTYPE_BF16); }
+TEST_P(Decode, Fp16MatchesTheFloat64Reference) { runDecode(TQRT_DTYPE_FP16); }
+
+const char *const kPresets[] = {"k8v4", "k4v4", "k3v4", "k3v3",
+                                "k4v2", "k2v2", "bf16"};
+
+std::vector<Geometry> storeGeometries() {
+  std::vector<Geometry> out;
+  for (int d : {64, 128, 256}) {
+    for (const char *p : kPresets)
+      out.push_back({p, false, d, 4, 8});
+    out.push_back({"k3v4", true, d, 4, 8});
+  }
+  return out;
+}
+
+std::vector<Geometry> decodeGeometries() {
+  std::vector<Geometry> out;
+  for (int d : {64, 128, 256})
+    for (int g : {1, 4, 8}) {
+      for (const char *p : kPresets)
+        out.push_back({p, false, d, g, 8});
+      out.push_back({"k3v4", true, d, g, 8});
+    }
+  // One split: decode writes the output itself (no combine kernel).
+  for (const char *p : {"k3v4", "k4v2"})
+    out.push_back({p, false, 128, 4, 1});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, Store, testing::ValuesIn(storeGeometries()),
+                         geometryName);
+INSTANTIATE_TEST_SUITE_P(Gpu, Decode, testing::ValuesIn(decodeGeometries()),
+                         geometryName);
+
+} // namespace

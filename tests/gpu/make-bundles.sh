@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the bundles the GPU tier loads: every preset (and k3v4 with QJL keys)
+# x head_dim {64, 128, 256} x GQA {1, 4, 8} with 8 KV splits, plus one-split
+# k3v4 and k4v2, for 2 KV heads and 16-token pages, one directory each
+# (<preset>[_qjl]-d<D>-g<G>-s<splits>). The list matches GpuKernelTest.cpp.
+#   tests/gpu/make-bundles.sh <tqc> <out-dir> [arch]
+set -euo pipefail
+tqc=${1:?usage: make-bundles.sh <tqc> <out-dir> [arch]}
+out=${2:?usage: make-bundles.sh <tqc> <out-dir> [arch]}
+arch=${3:-sm_90}
+mkdir -p "$out"
+build() { # preset qjl d g splits
+  local name="$1$([ "$2" = 1 ] && echo _qjl)-d$3-g$4-s$5"
+  "$tqc" --arch "$arch" --preset "$1" $([ "$2" = 1 ] && echo --qjl) \
+    --head-dim "$3" --num-kv-heads 2 --num-q-heads $((2 * $4)) \
+    --block-size 16 --splits "$5" -o "$out/$name" > /dev/null
+}
+n=0
+for d in 64 128 256; do
+  for g in 1 4 8; do
+    for p in k8v4 k4v4 k3v4 k3v3 k4v2 k2v2 bf16; do
+      build "$p" 0 "$d" "$g" 8; n=$((n + 1))
+    done
+    build k3v4 1 "$d" "$g" 8; n=$((n + 1))
+  done
+done
+build k3v4 0 128 4 1; build k4v2 0 128 4 1; n=$((n + 2))
+echo "built $n bundles for $arch in $out"
