@@ -64,9 +64,10 @@ template <class Spec> struct DecodePlan {
 namespace decode_detail {
 
 /* Copies a Lloyd-Max tensor's levels to shared memory (one warp). */
-template <class Info> TQ_INLINE void fillLevels(float *dst, const float *src) {
+template <class Info, class L> // L: float or double (TqSpec's choice)
+TQ_INLINE void fillLevels(float *dst, const L *src) {
   for (int i = laneIndex(); i < Info::kLevels; i += kWarpSize)
-    dst[i] = src[i];
+    dst[i] = float(src[i]);
 }
 
 /* This lane's part of the log2-domain score of one token, for every query

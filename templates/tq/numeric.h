@@ -67,7 +67,7 @@ template <class Spec> struct TensorSpec<Spec, true> {
   static constexpr int kSignsStride = Spec::kKeySignsStride;
   static constexpr int kGammaOffset = Spec::kKeyGammaOffset;
   static constexpr int kGammaStride = Spec::kKeyGammaStride;
-  TQ_INLINE static const float *levels() { return Spec::keyLevels(); }
+  TQ_INLINE static auto levels() { return Spec::keyLevels(); }
   TQ_INLINE static const uint32_t *signs() { return Spec::keySigns(); }
 };
 
@@ -86,7 +86,7 @@ template <class Spec> struct TensorSpec<Spec, false> {
   static constexpr int kZeroStride = Spec::kValueZeroStride;
   static constexpr int kSignsOffset = -1, kSignsStride = 0;
   static constexpr int kGammaOffset = -1, kGammaStride = 0;
-  TQ_INLINE static const float *levels() { return Spec::valueLevels(); }
+  TQ_INLINE static auto levels() { return Spec::valueLevels(); }
   TQ_INLINE static const uint32_t *signs() { return Spec::valueSigns(); }
 };
 

@@ -10,11 +10,14 @@
  * layout). To agree with it byte for byte, the per-vector math runs in
  * float64 like the host's: norm, rotation, cell search, norm correction,
  * uniform min/max and codes, QJL residual and its norm (the rotation is
- * bit-identical; sums differ only in order). What can still differ, rarely:
- * a coordinate within ~1e-9 of a codebook boundary (the kernel's boundaries
- * are midpoints of the float32 levels in TqSpec, the host's of float64 ones),
- * an fp16 scale on a rounding tie, and a QJL sign whose sketch value is
- * within float rounding of 0 (S·r runs in float32 here).
+ * bit-identical; sums differ only in order; small floats are rounded once
+ * from the double). What can still differ, rarely: with float32 levels in
+ * TqSpec (double levels are allowed and remove this), a coordinate within
+ * ~1e-9 of a cell boundary, an fp16 scale within ~1e-8 of an fp16 rounding
+ * midpoint, and a QJL residual norm γ that cancels almost completely (e.g. a
+ * one-hot key); with either, a QJL sign whose sketch value is within float
+ * rounding of 0 (S·r runs in float32), and exact ties of the differently
+ * ordered sums.
  *===----------------------------------------------------------------------===*/
 #ifndef TQ_STORE_H
 #define TQ_STORE_H
@@ -29,8 +32,8 @@ namespace store_detail {
 /* Shared-memory codebook of a Lloyd-Max tensor for the store: levels, then
  * the cell boundaries (midpoints; the last entry is unused). Double, since
  * the cell search runs in double. */
-template <class Info> // called by one whole warp
-TQ_INLINE void fillBook(double *book, const float *levels) {
+template <class Info, class L> // called by one whole warp; L float or double
+TQ_INLINE void fillBook(double *book, const L *levels) {
   constexpr int K = Info::kLevels;
   for (int i = laneIndex(); i < K; i += kWarpSize) {
     const double c = levels[i];
@@ -78,18 +81,20 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
     warpRotate<D, Info::kRounds>(y, TS::signs());
 
   if constexpr (Info::kQuant == TQ_QUANT_NONE) {
-    // D little-endian bf16 (a rotated y rounds through float first).
+    // D little-endian bf16 of y (one rounding from the double, as the host).
     uint32_t w[4] = {0u, 0u, 0u, 0u};
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
-      w[(i / 2) % 4] |= floatToBf16Bits(float(y[i])) << (16 * (i % 2));
+      w[(i / 2) % 4] |= floatToBf16Bits(doubleToFloatRoundOdd(y[i]))
+                        << (16 * (i % 2));
     static_assert(2 * E <= 16, "head_dim <= 256");
     storeChunk<2 * E, Info::kCodesAlign>(codesRow + 2 * E * lane, w);
   } else if constexpr (Info::kQuant == TQ_QUANT_FP8) {
     uint32_t w[4] = {0u, 0u, 0u, 0u};
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
-      w[(i / 4) % 4] |= floatToE4m3Bits(float(y[i])) << (8 * (i % 4));
+      w[(i / 4) % 4] |= floatToE4m3Bits(doubleToFloatRoundOdd(y[i]))
+                        << (8 * (i % 4));
     storeChunk<E, Info::kCodesAlign>(codesRow + E * lane, w);
   } else { // TQ_QUANT_UNIFORM
     constexpr int kTop = (1 << TS::kBits) - 1;

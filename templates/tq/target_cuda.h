@@ -229,6 +229,18 @@ TQ_INLINE uint32_t doubleToF16Bits(double d) {
   return r;
 }
 
+/* double -> float rounded to odd (truncate, then set the last bit if
+ * anything was lost). Rounding that float once more to a format with at
+ * least two fewer significand bits (bf16, fp8) gives the correctly rounded
+ * result of the double: no double-rounding error. */
+TQ_INLINE float doubleToFloatRoundOdd(double d) {
+  float f;
+  asm("cvt.rz.f32.f64 %0, %1;" : "=f"(f) : "d"(d));
+  if (double(f) != d)
+    f = __uint_as_float(__float_as_uint(f) | 1u);
+  return f;
+}
+
 /* fp8 e4m3 ("FN": bias 7, max 448, no inf, 0x7F/0xFF NaN), saturating. */
 TQ_INLINE uint32_t floatToE4m3Bits(float x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && !defined(TQ_SOFT_FP8)

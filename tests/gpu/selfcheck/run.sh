@@ -75,41 +75,65 @@ gen() {
 }
 
 # ---- 2. functional tests ---------------------------------------------------
-# name | preset | qjl | rounds | gen_spec plan arguments
+# name | extra nvcc flags | gen_spec arguments (recipe, geometry, plan; the
+# binary gets the same arguments and rebuilds the recipe from them).
+# "-gencode arch=compute_80,code=compute_80" runs the sm_80 code paths (e.g.
+# the software fp8 conversion) through the driver's PTX JIT on a newer GPU.
+G4="--q-heads 8 --kv-heads 2"
 FUNC=(
-  "k3v4_d128_g4_s1|k3v4|0|1|--head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
-  "k3v4_d128_g4_s4|k3v4|0|1|--head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 4"
-  "k3v4_d128_g8_hpc4_s2|k3v4|0|1|--head-dim 128 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
-  "k3v4_d128_g4_bs256_s2|k3v4|0|1|--head-dim 128 --q-heads 8 --kv-heads 2 --block-size 256 --block-n 256 --splits 2 --warps 4 --heads-per-cta 4"
-  "k3v4qjl_d128_g4_s1|k3v4|1|1|--qjl --head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
-  "k3v4qjl_d128_g4_s4|k3v4|1|1|--qjl --head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 4"
-  "k3v4qjl_d64_g8_s2|k3v4|1|1|--qjl --head-dim 64 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 32 --splits 2 --warps 4 --heads-per-cta 8"
-  "k8v4_d128_g4_s1|k8v4|0|1|--head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
-  "k8v4_d256_g4_s3|k8v4|0|1|--head-dim 256 --q-heads 8 --kv-heads 2 --block-size 32 --block-n 64 --splits 3 --warps 4 --heads-per-cta 4"
-  "k4v4_d64_g8_s2|k4v4|0|1|--head-dim 64 --q-heads 16 --kv-heads 2 --block-size 32 --block-n 32 --splits 2 --warps 4 --heads-per-cta 8"
-  "k3v3_d256_g2_s2|k3v3|0|1|--head-dim 256 --q-heads 4 --kv-heads 2 --block-size 8 --block-n 128 --splits 2 --warps 4 --heads-per-cta 2 --store-warps 2"
-  "k4v2_d128_g4_s1|k4v2|0|1|--head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
-  "k4v2_d128_g4_s3_r2|k4v2|0|2|--rounds 2 --head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 3 --warps 4 --heads-per-cta 4"
-  "k2v2_d64_g1_s1|k2v2|0|1|--head-dim 64 --q-heads 2 --kv-heads 2 --block-size 64 --block-n 64 --splits 1 --warps 2 --heads-per-cta 1 --store-warps 1"
-  "k2v2_d256_g8_s4|k2v2|0|1|--head-dim 256 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 8"
-  "bf16_d128_g4_s1|bf16|0|1|--head-dim 128 --q-heads 8 --kv-heads 2 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
-  "bf16_d64_g8_s2|bf16|0|1|--head-dim 64 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 32 --splits 2 --warps 8 --heads-per-cta 8"
+  "k3v4_d128_g4_s1||--preset k3v4 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "k3v4_d128_g4_s4||--preset k3v4 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 4"
+  "k3v4_d128_g8_hpc4_s2||--preset k3v4 --head-dim 128 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k3v4_d128_g4_bs256_s2||--preset k3v4 --head-dim 128 $G4 --block-size 256 --block-n 256 --splits 2 --warps 4 --heads-per-cta 4"
+  "k3v4qjl_d128_g4_s1||--preset k3v4 --qjl --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "k3v4qjl_d128_g4_s4||--preset k3v4 --qjl --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 4"
+  "k3v4qjl_d64_g8_s2||--preset k3v4 --qjl --head-dim 64 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 32 --splits 2 --warps 4 --heads-per-cta 8"
+  "k3v4qjl_d256_g4_s2||--preset k3v4 --qjl --head-dim 256 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k8v4_d128_g4_s1||--preset k8v4 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "k8v4_d128_g4_s2_sm80jit|-gencode arch=compute_80,code=compute_80|--preset k8v4 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k8v4_d256_g4_s3||--preset k8v4 --head-dim 256 $G4 --block-size 32 --block-n 64 --splits 3 --warps 4 --heads-per-cta 4"
+  "k4v4_d64_g8_s2||--preset k4v4 --head-dim 64 --q-heads 16 --kv-heads 2 --block-size 32 --block-n 32 --splits 2 --warps 4 --heads-per-cta 8"
+  "k3v3_d256_g2_s2||--preset k3v3 --head-dim 256 --q-heads 4 --kv-heads 2 --block-size 8 --block-n 128 --splits 2 --warps 4 --heads-per-cta 2 --store-warps 2"
+  "k4v2_d128_g4_s1||--preset k4v2 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "k4v2_d128_g4_s3_r2||--preset k4v2 --rounds 2 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 3 --warps 4 --heads-per-cta 4"
+  "k2v2_d64_g1_s1||--preset k2v2 --head-dim 64 --q-heads 2 --kv-heads 2 --block-size 64 --block-n 64 --splits 1 --warps 2 --heads-per-cta 1 --store-warps 1"
+  "k2v2_d256_g8_s4||--preset k2v2 --head-dim 256 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 8"
+  "bf16_d128_g4_s1||--preset bf16 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "bf16_d64_g8_s2||--preset bf16 --head-dim 64 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 32 --splits 2 --warps 8 --heads-per-cta 8"
+  # Recipes beyond the presets (flag overrides): uniform keys (zero plane),
+  # rotated uniform / fp8 / bf16 tensors, 1- and 5..8-bit codes (funnel loads).
+  "ku4_v4_d128_s2||--preset k4v4 --k-quant uniform --k-bits 4 --k-rot none --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "ku3rot_v4_d64_s1||--preset k4v4 --k-quant uniform --k-bits 3 --head-dim 64 $G4 --block-size 16 --block-n 32 --splits 1 --warps 4 --heads-per-cta 4"
+  "k3_vu4rot_d128_s1||--preset k3v4 --v-rot hadamard --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "k8rot_v4rot_d64_s2||--preset k8v4 --k-rot hadamard --v-rot hadamard --head-dim 64 $G4 --block-size 16 --block-n 32 --splits 2 --warps 4 --heads-per-cta 4"
+  "bf16rot_d128_s2||--preset bf16 --k-rot hadamard --v-rot hadamard --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k5_vu7_d128_s1||--preset k4v4 --k-bits 5 --v-bits 7 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  "k6_v1lm_d64_s2||--preset k4v2 --k-bits 6 --v-bits 1 --head-dim 64 $G4 --block-size 16 --block-n 32 --splits 2 --warps 4 --heads-per-cta 4"
+  "k8lm_vu5_d256_s2||--preset k4v4 --k-bits 8 --v-bits 5 --head-dim 256 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k7qjl_vu2_d128_s1||--preset k4v4 --qjl --k-bits 8 --v-bits 2 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
+  # Codebook levels emitted as double (README: allowed): the store's cell
+  # search and norm correction then match numerics exactly.
+  "k3v4qjl_dbl_d128_s2||--preset k3v4 --qjl --double-levels --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k4v2_dbl_d64_g8_s1||--preset k4v2 --double-levels --head-dim 64 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 32 --splits 1 --warps 4 --heads-per-cta 8"
 )
 
 build_func() { # one FUNC entry -> $B/bin/<name>
-  IFS='|' read -r name preset qjl rounds args <<<"$1"
+  local name flags args
+  IFS='|' read -r name flags args <<<"$1"
   # shellcheck disable=SC2086
-  "$B/gen_spec" --preset "$preset" $args >"$B/gen/$name.cu" || return 1
-  "$NVCC" -std=c++17 -O2 -arch="$ARCH" -I templates -I numerics/include -I $SC \
-    -DTQ_TU="\"$ROOT/$B/gen/$name.cu\"" -DTQ_PRESET="\"$preset\"" \
-    -DTQ_QJL="$qjl" -DTQ_ROUNDS="$rounds" \
+  "$B/gen_spec" $args >"$B/gen/$name.cu" 2>"$LOG/build_$name.log" || return 1
+  [ -n "$flags" ] || flags="-arch=$ARCH"
+  # shellcheck disable=SC2086
+  "$NVCC" -std=c++17 -O2 $flags -I templates -I numerics/include -I $SC \
+    -DTQ_TU="\"$ROOT/$B/gen/$name.cu\"" \
     $SC/selfcheck.cu "$NUMLIB" -o "$B/bin/$name" >"$LOG/build_$name.log" 2>&1
 }
 export -f build_func
 export B ARCH NVCC ROOT SC NUMLIB LOG
 
 echo "== building ${#FUNC[@]} selfcheck binaries ($ARCH, $JOBS jobs)"
-printf '%s\n' "${FUNC[@]}" | xargs -P "$JOBS" -I{} bash -c 'build_func "$@" || echo "build failed: $1" >&2' _ {} 2>"$LOG/build_errors.log"
+rm -f "$B"/bin/*
+printf '%s\n' "${FUNC[@]}" | xargs -P "$JOBS" -I{} bash -c 'build_func "$@" || echo "build failed: ${1%%|*}" >&2' _ {} 2>"$LOG/build_errors.log"
 if [ -s "$LOG/build_errors.log" ]; then
   while read -r l; do fail "$l (see $LOG/build_<name>.log)"; done <"$LOG/build_errors.log"
 fi
@@ -117,16 +141,33 @@ fi
 if [ $GPU = 1 ]; then
   echo "== functional tests (store bytes vs numerics HostCodec, decode vs float64 referenceDecode)"
   for e in "${FUNC[@]}"; do
-    name=${e%%|*}
+    IFS='|' read -r name flags args <<<"$e"
     [ -x "$B/bin/$name" ] || continue
-    "$B/bin/$name" >"$LOG/run_$name.log" 2>&1
+    # shellcheck disable=SC2086
+    "$B/bin/$name" $args >"$LOG/run_$name.log" 2>&1
     rc=$?
     grep -E '^(PASS|FAIL)|^  ' "$LOG/run_$name.log"
     if [ $rc -ne 0 ]; then
-      grep -q '^FAIL' "$LOG/run_$name.log" || { fail "$name exited with $rc:"; tail -5 "$LOG/run_$name.log"; }
-      FAILS=$((FAILS + $(grep -c '^FAIL' "$LOG/run_$name.log")))
+      n=$(grep -c '^FAIL' "$LOG/run_$name.log")
+      if [ "$n" = 0 ]; then fail "$name exited with $rc:"; tail -5 "$LOG/run_$name.log"; fi
+      FAILS=$((FAILS + n))
     fi
   done
+  if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    echo "== compute-sanitizer (memcheck, racecheck, synccheck) on two configurations"
+    for name in k3v4qjl_d128_g4_s4 k4v2_d128_g4_s3_r2; do
+      e=$(printf '%s\n' "${FUNC[@]}" | grep "^$name|")
+      IFS='|' read -r name flags args <<<"$e"
+      for tool in memcheck racecheck synccheck; do
+        # shellcheck disable=SC2086
+        if compute-sanitizer --tool $tool --error-exitcode 99 "$B/bin/$name" $args >"$LOG/san_${tool}_$name.log" 2>&1; then
+          echo "PASS sanitize $tool $name"
+        else
+          fail "sanitize $tool $name:"; grep -v '^PASS' "$LOG/san_${tool}_$name.log" | head -15
+        fi
+      done
+    done
+  fi
 fi
 
 # ---- 3. resources: registers, spills, stack --------------------------------

@@ -5,8 +5,11 @@
 // below, so the kernels are the ones the TU defines:
 //
 //   nvcc -std=c++17 -arch=sm_90 -I templates -I numerics/include
-//        -DTQ_TU='"gen/x.cu"' -DTQ_PRESET='"k3v4"' -DTQ_QJL=0 -DTQ_ROUNDS=1
-//        selfcheck.cu libtqc_numerics.a
+//        -DTQ_TU='"gen/x.cu"' selfcheck.cu libtqc_numerics.a -o x
+//   ./x <the recipe arguments given to gen_spec for x.cu>
+//
+// (geometry and plan come from the TU's TqSpec; the recipe arguments rebuild
+// the numerics spec, and the TU's layout constants are checked against it).
 //
 // For each activation dtype (bf16, fp16):
 //  1. store: random K/V tokens (plus a zero vector, a one-hot and a constant
@@ -41,15 +44,6 @@
 #include <string>
 #include <vector>
 
-#ifndef TQ_PRESET
-#error "define TQ_PRESET (e.g. -DTQ_PRESET='\"k3v4\"')"
-#endif
-#ifndef TQ_QJL
-#define TQ_QJL 0
-#endif
-#ifndef TQ_ROUNDS
-#define TQ_ROUNDS 1
-#endif
 
 using tqc::FieldKind;
 
@@ -123,11 +117,33 @@ bool checkSpec(const tqc::HostCodec &codec) {
   ok &= fieldOk(FieldKind::KeySigns, S::kKeySignsOffset, S::kKeySignsStride);
   ok &= fieldOk(FieldKind::KeyScale, S::kKeyScaleOffset, S::kKeyScaleStride);
   ok &= fieldOk(FieldKind::KeyGamma, S::kKeyGammaOffset, S::kKeyGammaStride);
+  ok &= fieldOk(FieldKind::KeyZero, tq::KeyZeroField<S>::kOffset,
+                tq::KeyZeroField<S>::kStride);
   ok &= fieldOk(FieldKind::ValueCodes, S::kValueCodesOffset,
                 S::kValueCodesStride);
   ok &= fieldOk(FieldKind::ValueScale, S::kValueScaleOffset,
                 S::kValueScaleStride);
   ok &= fieldOk(FieldKind::ValueZero, S::kValueZeroOffset, S::kValueZeroStride);
+  auto tensorOk = [&](const char *n, const tqc::TensorSpec &t, int quant,
+                      int bits, bool qjl, int rot, int rounds) {
+    static const int kinds[] = {TQ_QUANT_NONE, TQ_QUANT_LLOYD_MAX,
+                                TQ_QUANT_UNIFORM, TQ_QUANT_FP8};
+    const bool packed = t.quant.kind == tqc::QuantKind::LloydMax ||
+                        t.quant.kind == tqc::QuantKind::Uniform;
+    const bool rotated = t.rotation.kind != tqc::RotationKind::None;
+    const bool same = quant == kinds[int(t.quant.kind)] &&
+                      (!packed || bits == t.quant.codeBits()) &&
+                      qjl == t.quant.qjl &&
+                      rot == (rotated ? TQ_ROT_HADAMARD : TQ_ROT_NONE) &&
+                      (!rotated || rounds == t.rotation.rounds);
+    if (!same)
+      std::printf("  %s recipe: TU and numerics disagree\n", n);
+    return same;
+  };
+  ok &= tensorOk("key", codec.spec().key, S::kKeyQuant, S::kKeyBits,
+                 S::kKeyQjl, S::kKeyRotation, S::kKeyRounds);
+  ok &= tensorOk("value", codec.spec().value, S::kValueQuant, S::kValueBits,
+                 S::kValueQjl, S::kValueRotation, S::kValueRounds);
   return ok;
 }
 
@@ -445,23 +461,36 @@ template <class T> void runDtype(const tqc::HostCodec &codec, uint64_t seed) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   selfcheck::Params p;
-  p.preset = TQ_PRESET;
-  p.headDim = D;
+  try {
+    for (int i = 1; i < argc; ++i)
+      if (!selfcheck::parseArg(p, argc, argv, i) && argv[i][0] == '-' &&
+          i + 1 < argc && argv[i + 1][0] != '-')
+        ++i; // a plan argument (gen_spec's) and its value: not ours
+  } catch (const std::exception &e) {
+    std::printf("FAIL args: %s\n", e.what());
+    return 1;
+  }
+  p.headDim = D; // geometry: the TU's
   p.numQHeads = Hq;
   p.numKVHeads = Hkv;
   p.blockSize = BS;
-  p.qjl = TQ_QJL != 0;
-  p.rounds = TQ_ROUNDS;
-  const tqc::CacheSpec spec = selfcheck::makeSpec(p);
+  tqc::CacheSpec spec;
+  try {
+    spec = selfcheck::makeSpec(p);
+  } catch (const std::exception &e) {
+    std::printf("FAIL spec: %s\n", e.what());
+    return 1;
+  }
   const tqc::HostCodec codec(spec);
   char name[256];
   std::snprintf(name, sizeof name,
-                "[%s%s D=%d G=%d hpc=%d bs=%d bn=%d splits=%d warps=%d "
+                "[%s D=%d G=%d hpc=%d bs=%d bn=%d splits=%d warps=%d "
                 "rounds=%d]",
-                TQ_PRESET, TQ_QJL ? "+qjl" : "", D, Hq / Hkv, S::kHeadsPerCta,
-                BS, S::kBlockN, S::kSplits, S::kWarps, TQ_ROUNDS);
+                selfcheck::label(p, spec).c_str(), D, Hq / Hkv,
+                S::kHeadsPerCta, BS, S::kBlockN, S::kSplits, S::kWarps,
+                p.rounds);
   g_name = name;
   report(checkSpec(codec), "spec", "TU constants match numerics' layout");
   runDtype<tq::bf16_t>(codec, 0x5eed0001ull);
