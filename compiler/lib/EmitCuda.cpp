@@ -32,6 +32,16 @@ bool isRotated(const TensorConfig &t) {
   return t.rotation.kind != RotationKind::None;
 }
 
+/// A double literal that round-trips exactly.
+std::string doubleLiteral(double v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%.17g", v);
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
 /// A float literal that round-trips exactly through float.
 std::string floatLiteral(double v) {
   std::string s;
@@ -74,11 +84,13 @@ void emitArray(llvm::raw_ostream &os, const char *decl, const char *name,
 void emitTensorConstants(llvm::raw_ostream &os, const TensorConfig &t,
                          const char *prefix, int d) {
   if (t.quant.kind == QuantKind::LloydMax) {
+    // Double levels: the store's cell search and norm correction are then
+    // bit-exact with the host numerics (decode converts them to float).
     std::vector<std::string> items;
     for (double l : t.levels)
-      items.push_back(floatLiteral(l));
-    emitArray(os, "__constant__ float", (std::string("tq_") + prefix + "_levels").c_str(),
-              items, 4);
+      items.push_back(doubleLiteral(l));
+    emitArray(os, "__constant__ double",
+              (std::string("tq_") + prefix + "_levels").c_str(), items, 4);
   }
   if (isRotated(t)) {
     std::vector<std::string> items;
@@ -166,7 +178,8 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
       items.push_back(floatLiteral(v));
     os << "// QJL sketch S (row-major, " << d << "x" << d << ", seed 0x"
        << llvm::format_hex_no_prefix(c.key.quant.qjlSeed, 16) << ").\n";
-    emitArray(os, "__device__ const float", "tq_qjl_matrix", items, 8);
+    emitArray(os, "__device__ const float __align__(16)", "tq_qjl_matrix",
+              items, 8);
   }
 
   os << "\nstruct TqSpec {\n"
@@ -183,6 +196,7 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   emitField(os, c.layout, FieldKind::KeySigns, "KeySigns");
   emitField(os, c.layout, FieldKind::KeyScale, "KeyScale");
   emitField(os, c.layout, FieldKind::KeyGamma, "KeyGamma");
+  emitField(os, c.layout, FieldKind::KeyZero, "KeyZero");
   emitField(os, c.layout, FieldKind::ValueCodes, "ValueCodes");
   emitField(os, c.layout, FieldKind::ValueScale, "ValueScale");
   emitField(os, c.layout, FieldKind::ValueZero, "ValueZero");
@@ -196,9 +210,9 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
     os << "  __device__ static const " << type << " *" << fn << "() { return "
        << (present ? array : "nullptr") << "; }\n";
   };
-  accessor("float", "keyLevels", c.key.quant.kind == QuantKind::LloydMax,
+  accessor("double", "keyLevels", c.key.quant.kind == QuantKind::LloydMax,
            "tq_key_levels");
-  accessor("float", "valueLevels", c.value.quant.kind == QuantKind::LloydMax,
+  accessor("double", "valueLevels", c.value.quant.kind == QuantKind::LloydMax,
            "tq_value_levels");
   accessor("uint32_t", "keySigns", isRotated(c.key), "tq_key_signs");
   accessor("uint32_t", "valueSigns", isRotated(c.value), "tq_value_signs");
