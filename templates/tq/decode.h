@@ -47,6 +47,12 @@ template <class Spec> struct DecodePlan {
   static constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
   static constexpr int HPC = Spec::kHeadsPerCta;
   static constexpr int kSplits = Spec::kSplits;
+  /* The rotated queries stay in registers (HPC·C floats per lane) up to 4
+   * heads; beyond that they are read from shared memory per token, since
+   * queries plus accumulators (2·HPC·C) would not fit 255 registers without
+   * spilling at 8 heads (NVRTC's sm_80 code did spill). */
+  static constexpr bool kQInShared = HPC * C > 32;
+  static constexpr int kQRegHeads = kQInShared ? 1 : HPC;
 
   static_assert(isPow2(D) && D >= 32 && D <= 256,
                 "head_dim: a power of two in 32..256");
@@ -76,8 +82,9 @@ TQ_INLINE void fillLevels(float *dst, const L *src) {
  * finishes it. */
 template <class Spec>
 TQ_INLINE void keyPartials(const uint8_t *region, int pos, int li,
-                           const float (&q)[Spec::kHeadsPerCta]
+                           const float (&q)[DecodePlan<Spec>::kQRegHeads]
                                            [DecodePlan<Spec>::C],
+                           const float *qs,
                            const float *levels, const float *sq,
                            float (&sc)[Spec::kHeadsPerCta]) {
   using P = DecodePlan<Spec>;
@@ -109,8 +116,12 @@ TQ_INLINE void keyPartials(const uint8_t *region, int pos, int li,
     else
       k = bf16BitsToFloat(code);
     TQ_UNROLL
-    for (int h = 0; h < HPC; ++h)
-      sc[h] = fmaf(q[h][c], k, sc[h]);
+    for (int h = 0; h < HPC; ++h) {
+      if constexpr (P::kQInShared)
+        sc[h] = fmaf(qs[h * D + li * C + c], k, sc[h]);
+      else
+        sc[h] = fmaf(q[h % P::kQRegHeads][c], k, sc[h]);
+    }
   }
   if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
     TQ_UNROLL
@@ -212,12 +223,12 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();
 
-  __shared__ float sQ[HPC][D];   // rotated queries · scale · log2(e)
-  __shared__ float sRed[HPC][D]; // original queries (QJL), then the output
-  __shared__ float sSq[kQjl ? HPC : 1][kQjl ? D : 1];
-  __shared__ float sKeyLevels[KInfo::kLevels];
-  __shared__ float sValueLevels[VInfo::kLevels];
-  __shared__ float sMl[NW][HPC][3]; // per warp: max, sum, bias
+  TQ_SHARED float sQ[HPC][D];   // rotated queries · scale · log2(e)
+  TQ_SHARED float sRed[HPC][D]; // original queries (QJL), then the output
+  TQ_SHARED float sSq[kQjl ? HPC : 1][kQjl ? D : 1];
+  TQ_SHARED float sKeyLevels[KInfo::kLevels];
+  TQ_SHARED float sValueLevels[VInfo::kLevels];
+  TQ_SHARED float sMl[NW][HPC][3]; // per warp: max, sum, bias
 
   // ---- Prologue: codebooks and queries -----------------------------------
   if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
@@ -282,12 +293,12 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   }
   const int g = lane / LPT;  // lane group = token slot within the warp
   const int li = lane % LPT; // lane within the group: coordinates li·C ..
-  float q[HPC][C];
+  float q[P::kQRegHeads][C];
   TQ_UNROLL
-  for (int h = 0; h < HPC; ++h) {
+  for (int h = 0; h < P::kQRegHeads; ++h) {
     TQ_UNROLL
     for (int c = 0; c < C; ++c)
-      q[h][c] = sQ[h][li * C + c];
+      q[h][c] = P::kQInShared ? 0.f : sQ[h][li * C + c];
   }
 
   // ---- This split's tokens (fixed grid: the range comes from seq_lens) ---
@@ -325,7 +336,8 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
       const int64_t phys = blockTable[t >> kLog2Block];
       pos = t & (Spec::kBlockSize - 1);
       region = headBase + phys * Spec::kBlockStride;
-      keyPartials<Spec>(region, pos, li, q, sKeyLevels, &sSq[0][0], sc);
+      keyPartials<Spec>(region, pos, li, q, &sQ[0][0], sKeyLevels, &sSq[0][0],
+                        sc);
     } else {
       TQ_UNROLL
       for (int h = 0; h < HPC; ++h)

@@ -266,10 +266,10 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   const int64_t block = slot / Spec::kBlockSize;
   const int pos = int(slot % Spec::kBlockSize);
 
-  __shared__ double sKeyBook[2 * KInfo::kLevels];
-  __shared__ double sValueBook[2 * VInfo::kLevels];
-  __shared__ uint8_t sCodes[NW][D];
-  __shared__ float sResid[NW][KInfo::kQjl ? D : 1];
+  TQ_SHARED double sKeyBook[2 * KInfo::kLevels];
+  TQ_SHARED double sValueBook[2 * VInfo::kLevels];
+  TQ_SHARED uint8_t sCodes[NW][D];
+  TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
   if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
     if (warpIndex() == 0)
       fillBook<KInfo>(sKeyBook, Spec::keyLevels());

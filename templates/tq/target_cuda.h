@@ -42,6 +42,8 @@ typedef unsigned long long uint64_t;
 #define TQ_INLINE __device__ __forceinline__
 /* Compile-time helpers usable in constant expressions of device code. */
 #define TQ_CONSTEXPR __host__ __device__ constexpr
+/* CTA-shared storage (static sizes only). */
+#define TQ_SHARED __shared__
 /* Loops over register arrays must be fully unrolled (a register array indexed
  * by a run-time value lives in local memory). */
 #define TQ_UNROLL _Pragma("unroll")

@@ -15,6 +15,7 @@
 #include <nvrtc.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
@@ -63,10 +64,23 @@ int main(int argc, char **argv) {
     if (nvrtcCreateProgram(&prog, src.c_str(), tu.c_str(), int(hn.size()),
                            hs.data(), hn.data()) != NVRTC_SUCCESS)
       throw std::runtime_error("nvrtcCreateProgram failed");
-    const std::string arch =
-        "--gpu-architecture=compute_" + sm.substr(sm.find('_') + 1);
-    const char *opts[] = {arch.c_str(), "-std=c++17", "-default-device"};
-    const nvrtcResult rc = nvrtcCompileProgram(prog, 3, opts);
+    // TQ_NVRTC_CUBIN=1: NVRTC compiles straight to a cubin (whole-program
+    // ptxas) instead of PTX + nvJitLink (relocatable ptxas); the two can
+    // allocate registers very differently.
+    // TQ_NVRTC_LTO=1: NVRTC emits LTO-IR (-dlto) and nvJitLink links it with
+    // -lto (whole-program code generation through the linker).
+    const bool cubin = std::getenv("TQ_NVRTC_CUBIN") != nullptr;
+    const bool lto = !cubin && std::getenv("TQ_NVRTC_LTO") != nullptr;
+    const std::string arch = "--gpu-architecture=" +
+                             std::string(cubin || lto ? "sm_" : "compute_") +
+                             sm.substr(sm.find('_') + 1);
+    std::vector<const char *> opts = {arch.c_str(), "-std=c++17",
+                                      "-default-device"};
+    if (cubin)
+      opts.push_back("--ptxas-options=-v");
+    if (lto)
+      opts.push_back("-dlto");
+    const nvrtcResult rc = nvrtcCompileProgram(prog, int(opts.size()), opts.data());
     size_t logSize = 0;
     nvrtcGetProgramLogSize(prog, &logSize);
     std::string log(logSize, '\0');
@@ -75,19 +89,34 @@ int main(int argc, char **argv) {
       std::printf("NVRTC compile failed:\n%s\n", log.c_str());
       return 1;
     }
+    if (cubin) {
+      std::printf("%s", log.c_str());
+      nvrtcDestroyProgram(&prog);
+      return 0;
+    }
     size_t ptxSize = 0;
-    nvrtcGetPTXSize(prog, &ptxSize);
-    std::string ptx(ptxSize, '\0');
-    nvrtcGetPTX(prog, &ptx[0]);
+    std::string ptx;
+    if (lto) {
+      nvrtcGetLTOIRSize(prog, &ptxSize);
+      ptx.resize(ptxSize);
+      nvrtcGetLTOIR(prog, &ptx[0]);
+    } else {
+      nvrtcGetPTXSize(prog, &ptxSize);
+      ptx.resize(ptxSize);
+      nvrtcGetPTX(prog, &ptx[0]);
+    }
     nvrtcDestroyProgram(&prog);
+    if (const char *dump = std::getenv("TQ_DUMP_PTX")) // for debugging
+      std::ofstream(dump, std::ios::binary) << ptx;
 
     const std::string larch = "-arch=" + sm;
-    const char *lopts[] = {larch.c_str(), "-verbose"};
+    const char *lopts[] = {larch.c_str(), "-verbose", "-lto"};
     nvJitLinkHandle h;
-    if (nvJitLinkCreate(&h, 2, lopts) != NVJITLINK_SUCCESS)
+    if (nvJitLinkCreate(&h, lto ? 3 : 2, lopts) != NVJITLINK_SUCCESS)
       throw std::runtime_error("nvJitLinkCreate failed");
-    nvJitLinkResult lr =
-        nvJitLinkAddData(h, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(), "tu");
+    nvJitLinkResult lr = nvJitLinkAddData(
+        h, lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_PTX, ptx.data(),
+        ptx.size(), "tu");
     if (lr == NVJITLINK_SUCCESS)
       lr = nvJitLinkComplete(h);
     size_t infoSize = 0;

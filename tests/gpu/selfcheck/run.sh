@@ -11,11 +11,12 @@
 #  2. functional tests on the GPU: per configuration, one selfcheck binary
 #     (store bytes vs HostCodec, decode vs float64 referenceDecode; bf16 and
 #     fp16), printing PASS/FAIL lines;
-#  3. resource check: every preset x head_dim {64,128,256} x GQA {4,8} at
-#     kWarps=4 compiled for sm_90 and sm_80 with ptxas -v; store and decode
-#     must have 0 spill bytes and a 0-byte stack frame;
-#  4. NVRTC check: a few TUs compiled through NVRTC with the headers handed
-#     in memory (no include path), linked with nvJitLink.
+#  3. resource check: every preset (and k3v4+qjl) x head_dim {64,128,256} x
+#     GQA {4,8} at kWarps=4, compiled for sm_90 and sm_80 by nvcc and, the
+#     way tqc does, by NVRTC with the headers handed in memory (no include
+#     path: proves the templates need no other header) to a cubin, to LTO-IR
+#     linked by nvJitLink, and to PTX linked by nvJitLink; store and decode
+#     must have 0 spill bytes and a 0-byte stack frame everywhere.
 # Environment: JOBS (parallel compiles, default nproc), ARCH (default sm_90),
 # NVCC, BUILD (default build-selfcheck).
 set -u
@@ -89,6 +90,7 @@ FUNC=(
   "k3v4qjl_d128_g4_s4||--preset k3v4 --qjl --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta 4"
   "k3v4qjl_d64_g8_s2||--preset k3v4 --qjl --head-dim 64 --q-heads 16 --kv-heads 2 --block-size 16 --block-n 32 --splits 2 --warps 4 --heads-per-cta 8"
   "k3v4qjl_d256_g4_s2||--preset k3v4 --qjl --head-dim 256 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
+  "k3v4qjl_d32_g4_s2||--preset k3v4 --qjl --head-dim 32 $G4 --block-size 16 --block-n 32 --splits 2 --warps 4 --heads-per-cta 4"
   "k8v4_d128_g4_s1||--preset k8v4 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 1 --warps 4 --heads-per-cta 4"
   "k8v4_d128_g4_s2_sm80jit|-gencode arch=compute_80,code=compute_80|--preset k8v4 --head-dim 128 $G4 --block-size 16 --block-n 64 --splits 2 --warps 4 --heads-per-cta 4"
   "k8v4_d256_g4_s3||--preset k8v4 --head-dim 256 $G4 --block-size 32 --block-n 64 --splits 3 --warps 4 --heads-per-cta 4"
@@ -171,7 +173,7 @@ if [ $GPU = 1 ]; then
 fi
 
 # ---- 3. resources: registers, spills, stack --------------------------------
-echo "== ptxas resources (kWarps=4, store warps 4): spills and stack must be 0 for store and decode"
+echo "== ptxas resources: 8 recipes x head_dim {64,128,256} x GQA {4,8}, kWarps=4, store warps 4; spills and stack must be 0 for store and decode"
 RES=$LOG/resources.txt
 : >"$RES"
 res_one() { # preset qjl D G arch
@@ -185,17 +187,33 @@ res_one() { # preset qjl D G arch
       --kv-heads 2 --block-size 16 --block-n 64 --splits 4 --warps 4 --heads-per-cta "$g" \
       --store-warps 4 >"$B/gen/$name.cu.$arch.tmp" && mv "$B/gen/$name.cu.$arch.tmp" "$B/gen/$name.cu"
   fi
+  # nvcc, and (the path tqc takes) NVRTC + nvJitLink: their code can differ.
   "$NVCC" -std=c++17 -cubin -arch="$arch" -Xptxas -v -I templates "$B/gen/$name.cu" \
     -o "$B/gen/$name.$arch.cubin" >"$LOG/$name.$arch.ptxas" 2>&1 || { echo "$name $arch COMPILE-ERROR"; return; }
-  awk -v cfg="$name" -v arch="$arch" '
+  res_table "$name" "$arch" "$LOG/$name.$arch.ptxas"
+  if [ "$HAVE_NVRTC" = 1 ]; then
+    "$B/nvrtc_check" templates "$B/gen/$name.cu" "$arch" >"$LOG/$name.$arch.nvrtc" 2>&1 \
+      || { echo "$name link-$arch COMPILE-ERROR"; return; }
+    res_table "$name" "link-${arch#sm_}" "$LOG/$name.$arch.nvrtc"
+    TQ_NVRTC_CUBIN=1 "$B/nvrtc_check" templates "$B/gen/$name.cu" "$arch" >"$LOG/$name.$arch.rtccubin" 2>&1 \
+      || { echo "$name rtc-$arch COMPILE-ERROR"; return; }
+    res_table "$name" "rtc-${arch#sm_}" "$LOG/$name.$arch.rtccubin"
+    TQ_NVRTC_LTO=1 "$B/nvrtc_check" templates "$B/gen/$name.cu" "$arch" >"$LOG/$name.$arch.lto" 2>&1 \
+      || { echo "$name lto-$arch COMPILE-ERROR"; return; }
+    res_table "$name" "lto-${arch#sm_}" "$LOG/$name.$arch.lto"
+  fi
+}
+res_table() { # config label, compiler/arch label, ptxas -v log
+  awk -v cfg="$1" -v arch="$2" '
     function num(line, tail,   s) { s = line; sub(tail ".*", "", s); sub(/.*[ ,]/, "", s); return s }
     /Compiling entry function/ { k = $0; sub(/.*entry function ./, "", k); sub(/. for .*/, "", k) }
     /bytes stack frame/ { st = num($0, " bytes stack frame"); ss = num($0, " bytes spill stores"); sl = num($0, " bytes spill loads") }
     /Used [0-9]+ registers/ { r = num($0, " registers");
                               printf "%-24s %-6s %-16s regs %3d  stack %4d  spill st %4d ld %4d\n", cfg, arch, k, r, st, ss, sl }
-  ' "$LOG/$name.$arch.ptxas"
+  ' "$3"
 }
-export -f res_one
+export -f res_one res_table
+export HAVE_NVRTC
 {
   for preset in k8v4 k4v4 k3v4 k3v3 k4v2 k2v2 bf16 k3v4+qjl; do
     for d in 64 128 256; do for g in 4 8; do for arch in sm_90 sm_80; do
@@ -204,7 +222,21 @@ export -f res_one
     done; done; done
   done
 } | xargs -P "$JOBS" -L1 bash -c 'res_one "$@"' _ | sort >"$RES"
-cat "$RES"
+# Full table in $RES; here the range of registers and the worst spill/stack
+# per kernel and compiler path: nvcc (sm_*), NVRTC straight to a cubin
+# (rtc-*), NVRTC LTO-IR + nvJitLink -lto (lto-*), NVRTC PTX + nvJitLink
+# (link-*: ptxas in relocatable mode, which needs far more registers for the
+# same PTX, on sm_80 especially; prefer one of the others in tqc).
+echo "   registers min-max / max spill+stack bytes over the 48 configurations (full table: $RES)"
+awk '$4 == "regs" { split($3, p, "_"); k = p[2] "_" p[3]; c = $2; key = k SUBSEP c;
+       if (!(key in lo) || $5 < lo[key]) lo[key] = $5; if (!(key in hi) || $5 > hi[key]) hi[key] = $5;
+       b = $7 + $10 + $12; if (b > bad[key]) bad[key] = b; ks[k] = 1; cs[c] = 1 }
+     END { nc = asort_keys(cs, cl); printf "   %-14s", "kernel"; for (i = 1; i <= nc; i++) printf " %-13s", cl[i]; printf "\n";
+           nk = asort_keys(ks, kl);
+           for (j = 1; j <= nk; j++) { printf "   %-14s", kl[j];
+             for (i = 1; i <= nc; i++) { key = kl[j] SUBSEP cl[i]; printf " %-13s", (key in hi) ? lo[key] "-" hi[key] "/" bad[key] + 0 : "-" } printf "\n" } }
+     function asort_keys(a, out,   n, x, i, j, t) { n = 0; for (x in a) out[++n] = x;
+       for (i = 2; i <= n; i++) for (j = i; j > 1 && out[j-1] > out[j]; j--) { t = out[j]; out[j] = out[j-1]; out[j-1] = t } return n }' "$RES"
 if grep -q COMPILE-ERROR "$RES"; then fail "resource compile errors (see $LOG/*.ptxas)"; fi
 BAD=$(awk '($3 ~ /tq_(store|decode)_/) && ($7 != 0 || $10 != 0 || $12 != 0)' "$RES")
 NK=$(grep -c 'regs' "$RES")
@@ -213,20 +245,6 @@ if [ -n "$BAD" ]; then
   fail "resources: store/decode kernels with spills or stack (above)"
 else
   echo "PASS resources: $NK kernels compiled; store/decode: 0 spill bytes, 0 stack bytes"
-fi
-
-# ---- 4. NVRTC --------------------------------------------------------------
-if [ $HAVE_NVRTC = 1 ]; then
-  echo "== NVRTC (in-memory headers, no include path) + nvJitLink"
-  for name in res_k3v4_d128_g4 res_k3v4qjl_d128_g8 res_k8v4_d256_g8 res_bf16_d64_g4 res_k4v2_d256_g8; do
-    for arch in sm_90 sm_80; do
-      if "$B/nvrtc_check" templates "$B/gen/$name.cu" $arch >"$LOG/nvrtc_$name.$arch.log" 2>&1; then
-        echo "PASS nvrtc   $name $arch: $(grep -c 'Compiling entry' "$LOG/nvrtc_$name.$arch.log") kernels linked"
-      else
-        fail "nvrtc $name $arch:"; head -20 "$LOG/nvrtc_$name.$arch.log"
-      fi
-    done
-  done
 fi
 
 echo "== summary: $FAILS failure(s)$([ $GPU = 0 ] && echo '; GPU tests NOT run')"
