@@ -101,13 +101,14 @@ std::string linkLog(nvJitLinkHandle h, bool errors) {
 
 } // namespace
 
-CudaBuild buildCuda(const std::string &source, const std::string &arch,
-                    bool ptxOnly) {
-  CudaBuild b;
-  if (!isNvidiaArch(arch)) {
-    b.error = "arch '" + arch + "' is not an NVIDIA architecture (sm_XX)";
-    return b;
-  }
+namespace {
+
+/// One NVRTC compilation of `source` with the embedded templates; returns
+/// the program (to read its output) or null with `error` set.
+nvrtcProgram compileProgram(const std::string &source,
+                            const std::vector<std::string> &options,
+                            const std::string &arch, std::string &log,
+                            std::string &error) {
   size_t count = 0;
   const EmbeddedFile *files = embeddedTemplates(count);
   std::vector<const char *> contents, names;
@@ -115,26 +116,45 @@ CudaBuild buildCuda(const std::string &source, const std::string &arch,
     contents.push_back(files[i].contents);
     names.push_back(files[i].name);
   }
-
   nvrtcProgram prog = nullptr;
   if (nvrtcCreateProgram(&prog, source.c_str(), "kernels.cu", int(count),
                          contents.data(), names.data()) != NVRTC_SUCCESS) {
-    b.error = "NVRTC could not create the program";
+    error = "NVRTC could not create the program";
+    return nullptr;
+  }
+  std::vector<const char *> opts;
+  for (const std::string &o : options)
+    opts.push_back(o.c_str());
+  nvrtcResult rc = nvrtcCompileProgram(prog, int(opts.size()), opts.data());
+  log = programLog(prog);
+  if (rc != NVRTC_SUCCESS) {
+    error = std::string("NVRTC failed (") + nvrtcGetErrorString(rc) +
+            ") compiling for " + arch + ":\n" + log;
+    nvrtcDestroyProgram(&prog);
+    return nullptr;
+  }
+  return prog;
+}
+
+} // namespace
+
+CudaBuild buildCuda(const std::string &source, const std::string &arch,
+                    bool ptxOnly) {
+  CudaBuild b;
+  if (!isNvidiaArch(arch)) {
+    b.error = "arch '" + arch + "' is not an NVIDIA architecture (sm_XX)";
     return b;
   }
   // compute_90a for sm_90a: arch-specific features stay available.
-  std::string gpuArch = "--gpu-architecture=compute_" + arch.substr(3);
-  const char *options[] = {gpuArch.c_str(), "--std=c++17", "-default-device",
-                           "--device-int128", "-lineinfo"};
-  nvrtcResult rc =
-      nvrtcCompileProgram(prog, int(std::size(options)), options);
-  b.compileLog = programLog(prog);
-  if (rc != NVRTC_SUCCESS) {
-    b.error = std::string("NVRTC failed (") + nvrtcGetErrorString(rc) +
-              ") compiling for " + arch + ":\n" + b.compileLog;
-    nvrtcDestroyProgram(&prog);
+  const std::string virtualArch = "--gpu-architecture=compute_" + arch.substr(3);
+  const std::vector<std::string> common = {virtualArch, "--std=c++17",
+                                           "-default-device", "-lineinfo"};
+
+  // The bundle's PTX: what the driver JIT-compiles on GPUs the cubin does
+  // not run on.
+  nvrtcProgram prog = compileProgram(source, common, arch, b.compileLog, b.error);
+  if (!prog)
     return b;
-  }
   size_t ptxSize = 0;
   nvrtcGetPTXSize(prog, &ptxSize);
   b.ptx.assign(ptxSize, '\0');
@@ -145,15 +165,31 @@ CudaBuild buildCuda(const std::string &source, const std::string &arch,
   if (ptxOnly)
     return b;
 
+  // The cubin: NVRTC emits LTO-IR and nvJitLink optimizes and links it
+  // whole. Handing nvJitLink the PTX instead makes ptxas compile it as
+  // relocatable code, which cost the decode kernel up to 90 registers (and
+  // spills on sm_80); whole-program LTO gives nvcc's register counts.
+  std::vector<std::string> lto = common;
+  lto.push_back("-dlto");
+  std::string ltoLog;
+  prog = compileProgram(source, lto, arch, ltoLog, b.error);
+  if (!prog)
+    return b;
+  size_t irSize = 0;
+  nvrtcGetLTOIRSize(prog, &irSize);
+  std::vector<char> ir(irSize);
+  nvrtcGetLTOIR(prog, ir.data());
+  nvrtcDestroyProgram(&prog);
+
   std::string linkArch = "-arch=" + arch;
-  const char *linkOptions[] = {linkArch.c_str(), "-verbose"};
+  const char *linkOptions[] = {linkArch.c_str(), "-lto", "-verbose"};
   nvJitLinkHandle h = nullptr;
-  if (nvJitLinkCreate(&h, 2, linkOptions) != NVJITLINK_SUCCESS) {
+  if (nvJitLinkCreate(&h, 3, linkOptions) != NVJITLINK_SUCCESS) {
     b.error = "nvJitLink could not start for " + arch;
     return b;
   }
-  nvJitLinkResult lr = nvJitLinkAddData(h, NVJITLINK_INPUT_PTX, b.ptx.data(),
-                                        b.ptx.size(), "kernels.ptx");
+  nvJitLinkResult lr = nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, ir.data(),
+                                        ir.size(), "kernels.ltoir");
   if (lr == NVJITLINK_SUCCESS)
     lr = nvJitLinkComplete(h);
   b.linkLog = linkLog(h, false);
