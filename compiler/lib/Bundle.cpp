@@ -10,6 +10,8 @@
 
 #include "tqc/numerics/layout.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -111,23 +113,40 @@ std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
   m["layout"] = layoutJson(c);
   m["rotations"] = {{"query", rotationJson(c.queryRotation)},
                     {"output", rotationJson(c.outputRotation)}};
-  m["plan"] = {{"block_n", c.decode.blockN},
-               {"splits", c.decode.splits},
-               {"warps", c.decode.warps},
-               {"heads_per_cta", c.decode.headsPerCta},
-               {"stages", c.decode.stages},
-               {"source", "defaults"}};
-  m["workspace"] = {
-      {"floats_per_batch_row",
-       c.decode.splits > 1
-           ? int64_t(c.numQHeads) * c.decode.splits * (c.headDim + 2)
-           : 0}};
+  std::vector<KernelEntry> entries = kernelEntries(c);
+  auto kernelMap = [&](int plan, const char *kind) {
+    json map = json::object();
+    for (const KernelEntry &e : entries)
+      if (e.plan == plan && e.kind == kind)
+        map[e.dtype] = e.name;
+    return map;
+  };
+  json plans = json::array();
+  for (auto [i, p] : llvm::enumerate(c.plans)) {
+    json j;
+    j["buckets"] = p.buckets;
+    j["block_n"] = p.decode.blockN;
+    j["splits"] = p.decode.splits;
+    j["warps"] = p.decode.warps;
+    j["heads_per_cta"] = p.decode.headsPerCta;
+    j["stages"] = p.decode.stages;
+    j["workspace_floats_per_batch_row"] =
+        p.decode.splits > 1
+            ? int64_t(c.numQHeads) * p.decode.splits * (c.headDim + 2)
+            : 0;
+    j["decode"] = kernelMap(int(i), "decode");
+    j["combine"] = p.combine.present ? kernelMap(int(i), "combine") : json();
+    plans.push_back(j);
+  }
+  m["plans"] = plans;
+  m["plan_source"] = c.planSource;
   json kernels = json::array();
-  for (const KernelEntry &e : kernelEntries(c)) {
+  for (const KernelEntry &e : entries) {
     json k;
     k["name"] = e.name;
     k["kind"] = e.kind;
     k["dtype"] = e.dtype;
+    k["plan"] = e.plan < 0 ? json() : json(e.plan);
     k["symbol"] = e.symbol;
     k["args"] = e.args;
     k["args_bytes"] = e.args == "tq_store_args" ? 72 : 96;

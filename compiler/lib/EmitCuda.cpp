@@ -123,6 +123,9 @@ void emitTensorSpec(llvm::raw_ostream &os, const TensorConfig &t,
      << "  static constexpr int k" << name << "Rounds = " << rounds << ";\n";
 }
 
+/// The TqSpec-derived struct of a decode plan: TqPlan_decode_p0, ...
+std::string specName(const PlanConfig &p) { return "TqPlan_" + p.decodeName; }
+
 void emitField(llvm::raw_ostream &os, const Layout &l, FieldKind kind,
                const char *name) {
   const Field *f = l.find(kind);
@@ -136,22 +139,25 @@ void emitField(llvm::raw_ostream &os, const Layout &l, FieldKind kind,
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
   std::vector<KernelEntry> out;
   for (const char *dtype : {"bf16", "f16"}) {
-    auto add = [&](const char *kind, const char *args,
-                   const LaunchConfig &plan) {
+    auto add = [&](const char *kind, const std::string &irName,
+                   const char *args, const LaunchConfig &plan, int index) {
       KernelEntry e;
       e.kind = kind;
       e.dtype = dtype;
-      e.name = std::string(kind) + "_" + dtype;
+      e.name = irName + "_" + dtype;
       e.symbol = "tq_" + e.name;
       e.args = args;
       e.blockThreads = int(plan.warps * 32);
       e.grid = plan.grid;
+      e.plan = index;
       out.push_back(e);
     };
-    add("store", "tq_store_args", c.store);
-    add("decode", "tq_decode_args", c.decode);
-    if (c.combine.present)
-      add("combine", "tq_decode_args", c.combine);
+    add("store", "store", "tq_store_args", c.store, -1);
+    for (auto [i, p] : llvm::enumerate(c.plans)) {
+      add("decode", p.decodeName, "tq_decode_args", p.decode, int(i));
+      if (p.combine.present)
+        add("combine", p.combineName, "tq_decode_args", p.combine, int(i));
+    }
   }
   return out;
 }
@@ -200,10 +206,12 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   emitField(os, c.layout, FieldKind::ValueCodes, "ValueCodes");
   emitField(os, c.layout, FieldKind::ValueScale, "ValueScale");
   emitField(os, c.layout, FieldKind::ValueZero, "ValueZero");
-  os << "  // Launch plan (tq-plan-launch).\n"
-     << "  static constexpr int kBlockN = " << c.decode.blockN
-     << ", kSplits = " << c.decode.splits << ", kWarps = " << c.decode.warps
-     << ", kHeadsPerCta = " << c.decode.headsPerCta << ";\n"
+  // The store's constants; each decode plan below derives from TqSpec.
+  const LaunchConfig &first = c.plans.front().decode;
+  os << "  // Launch plan (tq-plan-launch); decode plans override it below.\n"
+     << "  static constexpr int kBlockN = " << first.blockN
+     << ", kSplits = " << first.splits << ", kWarps = " << first.warps
+     << ", kHeadsPerCta = " << first.headsPerCta << ";\n"
      << "  static constexpr int kStoreWarps = " << c.store.warps << ";\n";
   auto accessor = [&](const char *type, const char *fn, bool present,
                       const char *array) {
@@ -217,18 +225,28 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   accessor("uint32_t", "keySigns", isRotated(c.key), "tq_key_signs");
   accessor("uint32_t", "valueSigns", isRotated(c.value), "tq_value_signs");
   accessor("float", "qjlMatrix", c.key.quant.qjl, "tq_qjl_matrix");
-  os << "};\n\n"
-     << "#include \"tq/store.h\"\n"
+  os << "};\n\n";
+  for (const PlanConfig &p : c.plans) {
+    os << "// Plan " << specName(p) << ": batch buckets";
+    for (int64_t b : p.buckets)
+      os << " " << b;
+    os << ".\nstruct " << specName(p) << " : TqSpec {\n"
+       << "  static constexpr int kBlockN = " << p.decode.blockN
+       << ", kSplits = " << p.decode.splits << ", kWarps = " << p.decode.warps
+       << ", kHeadsPerCta = " << p.decode.headsPerCta << ";\n};\n";
+  }
+  os << "\n#include \"tq/store.h\"\n"
      << "#include \"tq/decode.h\"\n"
      << "#include \"tq/combine.h\"\n\n";
 
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
+    std::string spec = e.plan < 0 ? "TqSpec" : specName(c.plans[e.plan]);
     const char *warps = e.kind == "store" ? "kStoreWarps" : "kWarps";
-    os << "extern \"C\" __global__ void __launch_bounds__(TqSpec::" << warps
-       << " * 32)\n"
-       << e.symbol << "(const " << e.args << " a) { tq::" << e.kind
-       << "<TqSpec, " << type << ">(a); }\n";
+    os << "extern \"C\" __global__ void __launch_bounds__(" << spec
+       << "::" << warps << " * 32)\n"
+       << e.symbol << "(const " << e.args << " a) { tq::" << e.kind << "<"
+       << spec << ", " << type << ">(a); }\n";
   }
   return text;
 }

@@ -7,6 +7,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include "llvm/ADT/StringMap.h"
+
 using namespace mlir;
 namespace mt = mlir::tq;
 using mt::AttentionOp, mt::CacheWriteOp, mt::KernelKind, mt::KernelOp,
@@ -153,6 +155,8 @@ LogicalResult readDecode(KernelOp decode, KernelOp combine, KernelConfig &c) {
     return att.emitOpError() << "un-rotates keys or values per token; the "
                                 "CUDA templates work in the rotated domain "
                                 "(run tq-absorb-rotation)";
+  c.queryRotation = RotationSpec();
+  c.outputRotation = RotationSpec();
   if (auto q = att.getQuery().getDefiningOp<RotateOp>())
     c.queryRotation = toRotationSpec(q.getRotation());
   if (!sameRotation(c.queryRotation, c.key.rotation))
@@ -190,9 +194,10 @@ LogicalResult checkSupported(ModuleOp m, const KernelConfig &c) {
   if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
     return m.emitError() << "head_dim " << c.headDim
                          << " has no CUDA template; accepted: 64, 128, 256";
-  if (c.decode.headsPerCta > 8)
-    return m.emitError() << "heads_per_cta " << c.decode.headsPerCta
-                         << " exceeds the decode template's 8";
+  for (const PlanConfig &p : c.plans)
+    if (p.decode.headsPerCta > 8)
+      return m.emitError() << "heads_per_cta " << p.decode.headsPerCta
+                           << " exceeds the decode template's 8";
   if (c.blockSize & (c.blockSize - 1))
     return m.emitError() << "block_size " << c.blockSize
                          << " has no CUDA template; accepted: a power of two";
@@ -225,35 +230,91 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
   c.numKVHeads = num("num_kv_heads");
   c.blockSize = num("block_size");
   c.layout = mt::toNumericsLayout(layout);
+  if (auto source = m->getAttrOfType<StringAttr>("tq.plan_source"))
+    c.planSource = source.getValue().str();
+  else
+    c.planSource = "ir"; // plans written in the input
 
-  KernelOp store, decode, combine;
+  KernelOp store;
+  SmallVector<KernelOp> decodes;
+  llvm::StringMap<KernelOp> combines; // by plan suffix ("_p0", "")
   for (KernelOp k : m.getOps<KernelOp>()) {
-    if (k.getKind() == KernelKind::Extend)
+    switch (k.getKind()) {
+    case KernelKind::Extend:
       return k.emitOpError() << "extend kernels have no CUDA template yet";
-    KernelOp *slot = k.getKind() == KernelKind::Store    ? &store
-                     : k.getKind() == KernelKind::Decode ? &decode
-                                                         : &combine;
-    if (*slot)
-      return k.emitOpError() << "is a second "
-                             << mt::stringifyKernelKind(k.getKind())
-                             << " kernel; the back end takes one of each";
-    *slot = k;
+    case KernelKind::Store:
+      if (store)
+        return k.emitOpError() << "is a second store kernel; the back end "
+                                  "takes one";
+      store = k;
+      break;
+    case KernelKind::Decode:
+      decodes.push_back(k);
+      break;
+    case KernelKind::Combine: {
+      StringRef name = k.getSymName();
+      if (!name.consume_front("combine"))
+        return k.emitOpError() << "combine kernels are named combine<plan>, "
+                                  "like their decode<plan>; got @"
+                               << k.getSymName();
+      combines[name] = k;
+      break;
+    }
+    }
   }
-  if (!store || !decode)
+  if (!store || decodes.empty())
     return m.emitError() << "the back end needs a store and a decode kernel "
                             "(run tq-fuse)";
-  if (failed(readLaunch(store, c.store)) ||
-      failed(readLaunch(decode, c.decode)) ||
-      (combine && failed(readLaunch(combine, c.combine))))
+  if (failed(readLaunch(store, c.store)) || failed(readStore(store, c)))
     return failure();
-  if (c.decode.splits > 1 && !combine)
-    return decode.emitOpError() << "has " << c.decode.splits
-                                << " splits but there is no combine kernel";
-  if (c.decode.splits == 1 && combine)
-    return combine.emitOpError() << "is not needed with one split (run "
-                                    "tq-plan-launch)";
-  if (failed(readStore(store, c)) || failed(readDecode(decode, combine, c)) ||
-      failed(checkSupported(m, c)))
+
+  for (KernelOp decode : decodes) {
+    PlanConfig p;
+    StringRef suffix = decode.getSymName();
+    if (!suffix.consume_front("decode"))
+      return decode.emitOpError() << "decode kernels are named decode<plan>; "
+                                     "got @"
+                                  << decode.getSymName();
+    KernelOp combine = combines.lookup(suffix);
+    combines.erase(suffix);
+    p.decodeName = decode.getSymName().str();
+    if (failed(readLaunch(decode, p.decode)) ||
+        (combine && failed(readLaunch(combine, p.combine))))
+      return failure();
+    if (combine)
+      p.combineName = combine.getSymName().str();
+    if (p.decode.splits > 1 && !combine)
+      return decode.emitOpError() << "has " << p.decode.splits
+                                  << " splits but there is no @combine"
+                                  << suffix;
+    if (p.decode.splits == 1 && combine)
+      return combine.emitOpError() << "is not needed with one split (run "
+                                      "tq-plan-launch)";
+    if (auto buckets = decode->getAttrOfType<ArrayAttr>("tq.buckets")) {
+      for (Attribute a : buckets)
+        p.buckets.push_back(cast<IntegerAttr>(a).getInt());
+    } else {
+      p.buckets.push_back(1); // a hand-written plan serves every batch
+    }
+    if (p.buckets.empty() || !llvm::is_sorted(p.buckets))
+      return decode.emitOpError() << "tq.buckets must be ascending batch "
+                                     "sizes";
+    if (failed(readDecode(decode, combine, c)))
+      return failure();
+    c.plans.push_back(std::move(p));
+  }
+  if (!combines.empty())
+    return combines.begin()->second.emitOpError()
+           << "has no decode kernel of the same plan";
+  llvm::sort(c.plans, [](const PlanConfig &a, const PlanConfig &b) {
+    return a.buckets.front() < b.buckets.front();
+  });
+  for (size_t i = 1; i < c.plans.size(); ++i)
+    if (c.plans[i].buckets.front() <= c.plans[i - 1].buckets.back())
+      return m.emitError() << "the buckets of @" << c.plans[i - 1].decodeName
+                           << " and @" << c.plans[i].decodeName
+                           << " overlap";
+  if (failed(checkSupported(m, c)))
     return failure();
   return c;
 }

@@ -70,6 +70,7 @@ void addPipeline(PassManager &pm, const CompileRequest &r) {
   plan.blockN = r.blockN;
   plan.splits = r.splits;
   plan.warps = r.warps;
+  plan.smCount = r.smCount;
   pm.addPass(tq::createTQPlanLaunch(plan));
 }
 } // namespace

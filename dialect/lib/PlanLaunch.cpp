@@ -57,19 +57,106 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
 
     Builder b(&getContext());
     KernelOp decode, combine;
+    for (KernelOp k : llvm::make_early_inc_range(module.getOps<KernelOp>())) {
+      if (k.getKind() == KernelKind::Decode && !k.getLaunchAttr())
+        decode = k;
+      else if (k.getKind() == KernelKind::Combine && !k.getLaunchAttr())
+        combine = k;
+      else if (!k.getLaunchAttr())
+        k.setLaunchAttr(defaultPlan(b, k.getKind(), group, 1));
+    }
+    // A fresh decode graph (from tq-fuse) becomes one kernel per plan.
+    if (decode && failed(planPerBucket(decode, combine, hq, group)))
+      return signalPassFailure();
+
+    // Check every plan; fold the combine of a hand-written one-split plan.
+    KernelOp lastDecode;
+    for (KernelOp k : module.getOps<KernelOp>())
+      if (k.getKind() == KernelKind::Decode && k.getLaunchAttr())
+        lastDecode = k;
+    int64_t handSplits =
+        lastDecode ? lastDecode.getLaunchAttr().getSplits() : 1;
     for (KernelOp k : module.getOps<KernelOp>()) {
       if (!k.getLaunchAttr())
-        k.setLaunchAttr(defaultPlan(b, k.getKind(), group));
+        k.setLaunchAttr(defaultPlan(b, k.getKind(), group, handSplits));
       if (failed(checkPlan(k, group)))
         return signalPassFailure();
-      if (k.getKind() == KernelKind::Decode)
-        decode = k;
-      if (k.getKind() == KernelKind::Combine)
-        combine = k;
     }
-    if (decode && combine && decode.getLaunchAttr().getSplits() == 1)
-      if (failed(foldCombineIntoDecode(decode, combine)))
-        return signalPassFailure();
+    if (combine && !decode && lastDecode &&
+        lastDecode.getLaunchAttr().getSplits() == 1 &&
+        failed(foldCombineIntoDecode(lastDecode, combine)))
+      return signalPassFailure();
+  }
+
+  /// The buckets to plan for, ascending.
+  SmallVector<int64_t> bucketList() {
+    SmallVector<int64_t> list(buckets.begin(), buckets.end());
+    if (list.empty())
+      list = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    return list;
+  }
+
+  /// Built-in split count for a bucket: the largest power of two (<= 32)
+  /// keeping the decode grid within two waves of CTAs.
+  int64_t splitsFor(int64_t bucket, int64_t headGroups, int64_t sms) {
+    int64_t s = 1;
+    while (s < 32 && headGroups * bucket * (s * 2) <= 2 * sms)
+      s *= 2;
+    return s;
+  }
+
+  LogicalResult planPerBucket(KernelOp decode, KernelOp combine, int64_t hq,
+                              int64_t group) {
+    ModuleOp module = getOperation();
+    SmallVector<int64_t> list = bucketList();
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] < 1 || (i && list[i] <= list[i - 1]))
+        return module.emitError()
+               << "buckets must be ascending positive batch sizes; got "
+               << list[i] << (i ? " after " + std::to_string(list[i - 1]) : "");
+    int64_t sms = smCount;
+    if (sms == 0) {
+      auto target = module->getAttrOfType<TargetAttr>("tq.target");
+      sms = target ? defaultSmCount(target.getArch()) : 0;
+      if (sms == 0)
+        sms = 132;
+    }
+    int64_t heads = headsPerCta(group);
+    int64_t headGroups = hq / heads;
+
+    // Consecutive buckets with the same split count share one plan.
+    SmallVector<std::pair<int64_t, SmallVector<int64_t>>> plans;
+    for (int64_t bucket : list) {
+      int64_t s = splits ? int64_t(splits) : splitsFor(bucket, headGroups, sms);
+      if (plans.empty() || plans.back().first != s)
+        plans.push_back({s, {}});
+      plans.back().second.push_back(bucket);
+    }
+
+    Builder b(&getContext());
+    OpBuilder ob(decode);
+    for (auto [index, plan] : llvm::enumerate(plans)) {
+      auto [s, served] = plan;
+      ArrayAttr bucketAttr = b.getI64ArrayAttr(served);
+      auto d = cast<KernelOp>(ob.clone(*decode));
+      d.setSymName(("decode_p" + Twine(index)).str());
+      d.setLaunchAttr(defaultPlan(b, KernelKind::Decode, group, s));
+      d->setAttr("tq.buckets", bucketAttr);
+      if (s > 1 && combine) {
+        auto c = cast<KernelOp>(ob.clone(*combine));
+        c.setSymName(("combine_p" + Twine(index)).str());
+        c.setLaunchAttr(defaultPlan(b, KernelKind::Combine, group, s));
+        c->setAttr("tq.buckets", bucketAttr);
+      } else if (combine && failed(foldCombineIntoDecode(d, combine, false))) {
+        return failure();
+      }
+    }
+    decode.erase();
+    if (combine)
+      combine.erase();
+    module->setAttr("tq.plan_source",
+                    b.getStringAttr(splits ? "options" : "defaults"));
+    return success();
   }
 
   LogicalResult checkOptions() {
@@ -78,9 +165,10 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
       return m.emitError() << "block-n " << int64_t(blockN)
                            << " is not supported; accepted: a multiple of "
                               "16 in 16..256";
-    if (splits < 1 || splits > 64)
+    if (splits < 0 || splits > 64)
       return m.emitError() << "splits " << int64_t(splits)
-                           << " is out of range; accepted: 1..64";
+                           << " is out of range; accepted: 1..64 (0: per "
+                              "bucket)";
     if (warps < 1 || warps > 16)
       return m.emitError() << "warps " << int64_t(warps)
                            << " is out of range; accepted: 1..16";
@@ -98,7 +186,8 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     return h;
   }
 
-  LaunchAttr defaultPlan(Builder &b, KernelKind kind, int64_t group) {
+  LaunchAttr defaultPlan(Builder &b, KernelKind kind, int64_t group,
+                         int64_t splitCount) {
     MLIRContext *ctx = b.getContext();
     int64_t heads = headsPerCta(group);
     switch (kind) {
@@ -108,11 +197,12 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                              /*heads_per_cta=*/1, /*stages=*/1,
                              gridAttr(b, {"max_tokens", "1", "1"}));
     case KernelKind::Decode:
-      return LaunchAttr::get(ctx, blockN, splits, warps, heads, /*stages=*/2,
+      return LaunchAttr::get(ctx, blockN, splitCount, warps, heads,
+                             /*stages=*/2,
                              gridAttr(b, {"head_groups", "max_batch",
                                           "splits"}));
     case KernelKind::Combine:
-      return LaunchAttr::get(ctx, /*block_n=*/1, splits, warps, heads,
+      return LaunchAttr::get(ctx, /*block_n=*/1, splitCount, warps, heads,
                              /*stages=*/1,
                              gridAttr(b, {"max_batch", "num_q_heads", "1"}));
     case KernelKind::Extend:
@@ -156,8 +246,10 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
   }
 
   /// With one split there is nothing to merge: decode writes the output and
-  /// applies the combine kernel's tail itself.
-  LogicalResult foldCombineIntoDecode(KernelOp decode, KernelOp combine) {
+  /// applies the combine kernel's tail itself. `eraseCombine`: the combine
+  /// kernel is not needed by another plan.
+  LogicalResult foldCombineIntoDecode(KernelOp decode, KernelOp combine,
+                                      bool eraseCombine = true) {
     SmallVector<AttentionOp> atts(decode.getBody().getOps<AttentionOp>());
     if (atts.size() != 1)
       return decode.emitOpError() << "@" << decode.getSymName()
@@ -168,7 +260,8 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     auto b = OpBuilder::atBlockEnd(&decode.getBody().front());
     for (Operation &op : tail)
       b.clone(op, map);
-    combine.erase();
+    if (eraseCombine)
+      combine.erase();
     return success();
   }
 };

@@ -1,6 +1,8 @@
 //===- TQSpec.cpp - Bridge between the tq IR and the host numerics --------===//
 
 #include "tqc/Dialect/TQ/TQSpec.h"
+
+#include "llvm/ADT/StringSwitch.h"
 #include "tqc/Dialect/TQ/TQDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -36,6 +38,25 @@ const char *const kLengthGridFactors[] = {"seq_len", "max_seq_len",
                                           "num_tokens"};
 
 } // namespace
+
+int64_t mlir::tq::defaultSmCount(StringRef arch) {
+  // One representative part per arch: A100, A10/RTX 3090 class, L40S/RTX
+  // 4090 class, H100/H200, B200, RTX 5090, MI250X (per GCD), MI300X, MI355X.
+  return llvm::StringSwitch<int64_t>(arch)
+      .Case("sm_80", 108)
+      .Case("sm_86", 84)
+      .Case("sm_89", 128)
+      .Case("sm_90", 132)
+      .Case("sm_90a", 132)
+      .Case("sm_100", 148)
+      .Case("sm_100a", 148)
+      .Case("sm_120", 170)
+      .Case("sm_120a", 170)
+      .Case("gfx90a", 110)
+      .Case("gfx942", 304)
+      .Case("gfx950", 256)
+      .Default(0);
+}
 
 bool mlir::tq::isSupportedArch(StringRef arch) {
   return llvm::is_contained(kArchs, arch);

@@ -94,9 +94,15 @@ cl::opt<std::string> emit(
 cl::opt<int> planBlockN("block-n", cl::init(64),
                         cl::desc("tokens per decode tile (multiple of 16)"),
                         cl::cat(tqcCategory));
-cl::opt<int> planSplits("splits", cl::init(8),
-                        cl::desc("KV splits per sequence (1..64)"),
+cl::opt<int> planSplits("splits", cl::init(0),
+                        cl::desc("KV splits per sequence for every batch "
+                                 "bucket (1..64); default: chosen per bucket"),
                         cl::cat(tqcCategory));
+cl::opt<int> planSmCount("sm-count", cl::init(0),
+                         cl::desc("multiprocessors of the target GPU (for "
+                                  "the split choice); default: the arch's "
+                                  "usual count"),
+                         cl::cat(tqcCategory));
 cl::opt<int> planWarps("warps", cl::init(4),
                        cl::desc("warps per decode CTA (1..16)"),
                        cl::cat(tqcCategory));
@@ -227,6 +233,7 @@ tqc::CompileRequest requestFromFlags() {
   r.blockN = planBlockN;
   r.splits = planSplits;
   r.warps = planWarps;
+  r.smCount = planSmCount;
   return r;
 }
 
@@ -255,10 +262,12 @@ bool writeFile(StringRef dir, StringRef name, StringRef text,
 /// The kernels' resource report, one line each.
 void printKernels(const std::vector<tqc::KernelEntry> &kernels,
                   const tqc::CudaBuild &build) {
-  outs() << "kernels:\n";
+  outs() << "kernels (bf16; the f16 ones are alike):\n";
   for (const tqc::KernelEntry &k : kernels) {
+    if (k.dtype != "bf16")
+      continue;
     auto it = build.resources.find(k.symbol);
-    outs() << format("  %-16s %-8s block %4d  grid [%s]", k.symbol.c_str(),
+    outs() << format("  %-20s %-8s block %4d  grid [%s]", k.symbol.c_str(),
                      k.kind.c_str(), k.blockThreads,
                      join(k.grid, ", ").c_str());
     if (it != build.resources.end())
@@ -424,11 +433,17 @@ int main(int argc, char **argv) {
                    tqc::toString(l.kind), (long long)l.bytesPerTokenHead(),
                    4 * config->headDim,
                    4.0 * config->headDim / double(l.bytesPerTokenHead()));
-  outs() << format("plan: BLOCK_N %lld, %lld splits, %lld warps, %lld query "
-                   "heads per CTA (built-in defaults)\n",
-                   (long long)config->decode.blockN,
-                   (long long)config->decode.splits,
-                   (long long)config->decode.warps,
-                   (long long)config->decode.headsPerCta);
+  outs() << "decode plans (" << config->planSource << "), by batch bucket:\n";
+  for (const tqc::PlanConfig &p : config->plans) {
+    std::string buckets;
+    for (int64_t b : p.buckets)
+      buckets += (buckets.empty() ? "" : ",") + std::to_string(b);
+    outs() << format("  %-10s max_batch %-16s BLOCK_N %lld, %2lld splits, "
+                     "%lld warps, %lld query heads per CTA\n",
+                     p.decodeName.c_str(), buckets.c_str(),
+                     (long long)p.decode.blockN, (long long)p.decode.splits,
+                     (long long)p.decode.warps,
+                     (long long)p.decode.headsPerCta);
+  }
   return 0;
 }

@@ -10,7 +10,7 @@
 
 namespace tqc {
 
-constexpr int kManifestSchemaVersion = 1;
+constexpr int kManifestSchemaVersion = 2;
 
 /// manifest.json (docs/MANIFEST.md) for a built configuration.
 std::string manifestJson(const KernelConfig &c, const CudaBuild &build,

@@ -18,6 +18,7 @@ struct KernelEntry {
   std::string args;   ///< the abi.h struct it takes
   int blockThreads = 0;
   std::vector<std::string> grid;
+  int plan = -1; ///< index into KernelConfig::plans; -1 for store
 };
 
 /// The kernels a configuration produces, in launch order per dtype.

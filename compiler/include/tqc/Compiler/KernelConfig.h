@@ -33,6 +33,13 @@ struct LaunchConfig {
   std::vector<std::string> grid; ///< three extents (formulas)
 };
 
+/// One decode launch plan and the batch buckets it serves (tq-plan-launch).
+struct PlanConfig {
+  std::string decodeName, combineName; ///< the IR kernels ("decode_p0", ...)
+  LaunchConfig decode, combine;        ///< combine.present iff splits > 1
+  std::vector<int64_t> buckets;        ///< ascending max_batch values
+};
+
 struct KernelConfig {
   std::string arch, preset;
   int headDim = 0, numQHeads = 0, numKVHeads = 0, blockSize = 0;
@@ -42,7 +49,9 @@ struct KernelConfig {
   /// The rotation the decode kernel applies to queries (= the key's) and the
   /// one it undoes on outputs (= the value's); None when absent.
   RotationSpec queryRotation, outputRotation;
-  LaunchConfig store, decode, combine; ///< combine.present only if splits > 1
+  LaunchConfig store;
+  std::vector<PlanConfig> plans; ///< sorted by their first bucket
+  std::string planSource = "defaults"; ///< defaults, options, tuning DB
 
   int gqaRatio() const { return numQHeads / numKVHeads; }
 };

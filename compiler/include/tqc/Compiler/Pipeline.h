@@ -24,7 +24,8 @@ struct CompileRequest {
   mlir::tq::SpecOverrides overrides;
   /// Launch-plan choices for tq-plan-launch (its built-in defaults).
   int64_t blockN = 64;
-  int64_t splits = 8;
+  int64_t splits = 0; ///< 0: chosen per batch bucket
+  int64_t smCount = 0; ///< 0: the arch's usual count
   int64_t warps = 4;
 };
 

@@ -115,34 +115,45 @@ def TQFuse : Pass<"tq-fuse", "::mlir::ModuleOp"> {
 }
 
 def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
-  let summary = "choose each kernel's launch plan and check the fixed-grid rule";
+  let summary = "choose the launch plans per batch bucket and check the fixed-grid rule";
   let description = [{
-    Attaches a `#tq.launch` to every `tq.kernel` that has none: tokens per
-    tile (`block-n`), KV splits (`splits`), warps per CTA (`warps`), query
-    heads per CTA (the whole GQA group, at most 8), with grids written in
-    plan-time quantities only:
+    Engines capture one CUDA graph per batch bucket, and the best number of
+    KV splits depends on the batch: one sequence needs many splits to give
+    every SM a CTA, 64 sequences need none. So the decode (and combine)
+    kernel becomes one copy per distinct plan, `@decode_p<i>` /
+    `@combine_p<i>`, each with its `#tq.launch` and the buckets it serves
+    (`tq.buckets`, max_batch values). The built-in choice of splits for a
+    bucket B is the largest power of two s <= 32 with
+    `head_groups·B·s <= 2·sm-count` (two waves of CTAs), at least 1;
+    `splits` fixes one value for every bucket. The store kernel gets one
+    plan. Grids use plan-time quantities only:
       store   `[max_tokens, 1, 1]`
       decode  `[head_groups, max_batch, splits]`
       combine `[max_batch, num_q_heads, 1]`
-    With one split the combine kernel is erased and decode writes the
-    output itself (its un-rotation moves into decode).
+    A plan with one split has no combine kernel: decode writes the output
+    itself (the combine body, e.g. the un-rotation, moves into it).
 
     Every plan, chosen here or written in the input, is checked: a grid
     extent that names a sequence-length-dependent quantity (`seq_len`,
     `max_seq_len`, `num_tokens`) is rejected, because a CUDA graph captured
     once must serve every length; so are heads per CTA that do not divide
-    the GQA group, a tile that is not a multiple of 16 tokens, and splits
-    or warps outside their ranges.
+    the GQA group and a tile that is not a multiple of 16 tokens. A decode
+    kernel that already has a plan (hand-written IR) keeps it.
   }];
   let options = [
     Option<"blockN", "block-n", "int64_t", /*default=*/"64",
            "tokens per decode tile (multiple of 16, 16..256)">,
-    Option<"splits", "splits", "int64_t", /*default=*/"8",
-           "KV splits per sequence (1..64)">,
+    Option<"splits", "splits", "int64_t", /*default=*/"0",
+           "KV splits for every bucket (1..64); 0: chosen per bucket">,
     Option<"warps", "warps", "int64_t", /*default=*/"4",
            "warps per decode CTA (1..16)">,
     Option<"maxHeadsPerCta", "max-heads-per-cta", "int64_t",
            /*default=*/"8", "most query heads one decode CTA serves">,
+    ListOption<"buckets", "buckets", "int64_t",
+               "batch buckets (max_batch values, ascending); default "
+               "1,2,4,8,16,32,64,128,256">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "multiprocessors of the target; 0: the arch's usual count">,
   ];
 }
 

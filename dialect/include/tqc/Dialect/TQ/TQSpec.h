@@ -32,6 +32,10 @@ enum class LayoutKind : uint32_t;
 bool isSupportedArch(llvm::StringRef arch);
 std::string acceptedArchs();
 
+/// The multiprocessor count of a typical GPU of `arch` (H200: 132), used
+/// by tq-plan-launch's built-in split choice; 0 for an unknown arch.
+int64_t defaultSmCount(llvm::StringRef arch);
+
 /// Launch-grid factors. A grid extent is a '*'-joined product of these and
 /// integer literals. The length-dependent ones are representable so that
 /// tq-plan-launch can name and reject them.
