@@ -158,12 +158,22 @@ def check(out, q, kk, vv, preset):
     return ok, worst_cos, worst_rel
 
 
+def plan_for(manifest, batch):
+    """The manifest's decode plan for a bucket of `batch` rows: the one with
+    the smallest bucket >= batch, else the last (docs/MANIFEST.md)."""
+    for plan in manifest["plans"]:
+        if any(b >= batch for b in plan["buckets"]):
+            return plan
+    return manifest["plans"][-1]
+
+
 def bench_tqc(tqrt, bundle_dir, B, L, reps, gen):
     bundle = tqrt.Bundle.from_dir(bundle_dir)
     info = json.load(open(os.path.join(bundle_dir, "manifest.json")))
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
     bpth = info["layout"]["bytes_per_token_head"]
-    splits = info["plan"]["splits"]
+    plan_desc = plan_for(info, B)
+    splits = plan_desc["splits"]
     cache_bytes_call = B * L * hkv * bpth
     io_bytes = 2 * B * hq * d * 2 + B * 4 * (1 + math.ceil(L / BLOCK))
     ws_bytes = 2 * B * hq * splits * (d + 2) * 4 if splits > 1 else 0
@@ -194,7 +204,7 @@ def bench_tqc(tqrt, bundle_dir, B, L, reps, gen):
     torch.cuda.empty_cache()
     return dict(us=t, bytes=call_bytes, cache_bytes=cache_bytes_call, ok=ok,
                 cos=cos, rel=rel, replicas=R, splits=splits,
-                block_n=info["plan"]["block_n"], preset=info["spec"]["preset"])
+                block_n=plan_desc["block_n"], preset=info["spec"]["preset"])
 
 
 def main():
@@ -236,7 +246,8 @@ def main():
                 speed = sdpa_us / r["us"]
                 print(f"{r['preset']:<6} {B:>3} {L:>6} {r['us']:>9.1f} {gbs:>7.0f} "
                       f"{gbs * 1e9 / PEAK:>6.1%} {sdpa_us:>9.1f} {speed:>6.2f}x  "
-                      f"{'ok' if r['ok'] else 'FAIL'} cos {r['cos']:.4f} rel {r['rel']:.3f}")
+                      f"{'ok' if r['ok'] else 'FAIL'} cos {r['cos']:.4f} rel {r['rel']:.3f}"
+                      f"  (splits {r['splits']})")
                 results.append(dict(B=B, L=L, sdpa_us=sdpa_us, sdpa_backend=backend,
                                     sdpa_bytes=sdpa_bytes, speedup=speed, gbps=gbs, **r))
                 sys.stdout.flush()
