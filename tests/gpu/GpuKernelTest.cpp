@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gpu_test_util.h"
 #include "tqrt/tqrt.h"
 
 #include "tqc/numerics/attention.h"
@@ -41,18 +42,6 @@ namespace {
 constexpr int kNumKVHeads = 2;
 constexpr int kBlockSize = 16;
 
-#define CUDA_OK(expr)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (expr);                                                   \
-    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_);     \
-  } while (0)
-
-#define TQRT_OK(expr)                                                          \
-  do {                                                                         \
-    tqrt_status s_ = (expr);                                                   \
-    ASSERT_EQ(s_, TQRT_OK) << #expr << ": " << tqrt_status_name(s_) << ": "   \
-                           << tqrt_last_error();                               \
-  } while (0)
 
 /// Why GPU tests cannot run here, or "" when they can.
 std::string gpuUnavailable() {

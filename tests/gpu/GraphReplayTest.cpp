@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gpu_test_util.h"
 #include "tqrt/tqrt.h"
 
 #include <cuda_runtime.h>
@@ -25,18 +26,6 @@
 
 namespace {
 
-#define CUDA_OK(expr)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (expr);                                                   \
-    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_);     \
-  } while (0)
-
-#define TQRT_OK(expr)                                                          \
-  do {                                                                         \
-    tqrt_status s_ = (expr);                                                   \
-    ASSERT_EQ(s_, TQRT_OK) << #expr << ": " << tqrt_status_name(s_) << ": "   \
-                           << tqrt_last_error();                               \
-  } while (0)
 
 struct Buf {
   void *p = nullptr;
@@ -131,7 +120,7 @@ TEST(GraphReplay, GrowingLengthsMatchEagerBitForBit) {
   CUDA_OK(cudaGraphGetNodes(graph, nullptr, &numNodes));
   std::vector<cudaGraphNode_t> nodes(numNodes);
   CUDA_OK(cudaGraphGetNodes(graph, nodes.data(), &numNodes));
-  ASSERT_EQ(numNodes, size_t(info.splits > 1 ? 2 : 1))
+  ASSERT_EQ(numNodes, size_t(pinfo.splits > 1 ? 2 : 1))
       << "decode (+ combine) and nothing else";
   for (cudaGraphNode_t n : nodes) {
     cudaGraphNodeType type;
