@@ -85,9 +85,16 @@ int main(void) {
   tqrt_layout_info layout;
   TQRT_CHECK(tqrt_bundle_get_layout(bundle, &layout));
   printf("bundle: %s for %s, head_dim %d, %d query / %d KV heads, block_size %d, "
-         "splits %d\n",
+         "%d decode plan(s) (%s)\n",
          info.preset, info.arch, info.head_dim, info.num_q_heads,
-         info.num_kv_heads, info.block_size, info.splits);
+         info.num_kv_heads, info.block_size, info.num_plans, info.plan_source);
+  for (int i = 0; i < info.num_plans; ++i) {
+    tqrt_plan_desc desc;
+    TQRT_CHECK(tqrt_bundle_get_plan(bundle, i, &desc));
+    printf("  plans[%d]: buckets %d..%d, splits %d, heads_per_cta %d, block_n %d\n",
+           i, desc.buckets[0], desc.buckets[desc.num_buckets - 1], desc.splits,
+           desc.heads_per_cta, desc.block_n);
+  }
   printf("layout: %s, %lld bytes per token-head, %lld bytes per block\n",
          layout.kind, (long long)layout.bytes_per_token_head,
          (long long)layout.block_stride);
@@ -152,9 +159,9 @@ int main(void) {
   TQRT_CHECK(tqrt_plan_create(bundle, kBatch, total, &plan));
   tqrt_plan_info pinfo;
   TQRT_CHECK(tqrt_plan_get_info(plan, &pinfo));
-  printf("plan: max_batch %d, max_tokens %d, workspace %llu bytes, kernels "
-         "from the %s on device %d (sm_%d)\n",
-         pinfo.max_batch, pinfo.max_tokens,
+  printf("plan: max_batch %d, max_tokens %d: plans[%d] (%d splits), workspace "
+         "%llu bytes, kernels from the %s on device %d (sm_%d)\n",
+         pinfo.max_batch, pinfo.max_tokens, pinfo.plan_index, pinfo.splits,
          (unsigned long long)pinfo.workspace_bytes, pinfo.module_source,
          pinfo.device, pinfo.compute_capability);
 
@@ -185,7 +192,8 @@ int main(void) {
   CUDA_CHECK(cudaMemcpy(d_lens, seq_lens, sizeof(int32_t) * kBatch,
                         cudaMemcpyHostToDevice));
 
-  /* 4. Store every token, then one decode step (decode + combine). Both are
+  /* 4. Store every token, then one decode step (decode, + combine when the
+   * plan splits the KV sequence). Both are
    * asynchronous on `stream`; strides are in elements. */
   TQRT_CHECK(tqrt_launch_store(plan, TQRT_DTYPE_BF16, key, (int64_t)H * D, D,
                                value, (int64_t)H * D, D, cache,

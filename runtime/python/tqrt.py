@@ -3,7 +3,9 @@
     import torch, tqrt
     bundle = tqrt.Bundle.from_dir("out/k3v4-sm_90")        # or Bundle.from_bytes(...)
     cache = bundle.allocate_cache(num_blocks=4096)           # uint8, the manifest's layout
+    bundle.plans                                             # decode launch plans (PlanDesc)
     plan = bundle.plan(max_batch=32, max_tokens=512)         # one per batch bucket
+    plan.plan_index, plan.splits                             # the bundle's plan it uses
     workspace = plan.allocate_workspace()                    # None when splits == 1
     plan.store(key, value, cache, slot_mapping)              # [T, kv_heads, D] bf16/fp16
     out = plan.decode(query, cache, block_tables, seq_lens, workspace=workspace)
@@ -22,10 +24,12 @@ build copies tqrt.py beside libtqrt.so), else on the system's search path.
 
 import ctypes
 import ctypes.util
+import dataclasses
 import enum
 import os
 
-__all__ = ["Bundle", "Plan", "Status", "TqrtError", "device_count", "library"]
+__all__ = ["Bundle", "Plan", "PlanDesc", "Status", "TqrtError", "device_count",
+           "library"]
 
 
 class Status(enum.IntEnum):
@@ -67,13 +71,23 @@ class _BundleInfo(ctypes.Structure):
     _fields_ = [
         ("arch", ctypes.c_char_p), ("vendor", ctypes.c_char_p),
         ("preset", ctypes.c_char_p), ("generator", ctypes.c_char_p),
+        ("plan_source", ctypes.c_char_p),
         ("schema_version", ctypes.c_int32), ("abi_version", ctypes.c_int32),
         ("head_dim", ctypes.c_int32), ("num_q_heads", ctypes.c_int32),
         ("num_kv_heads", ctypes.c_int32), ("block_size", ctypes.c_int32),
-        ("splits", ctypes.c_int32), ("heads_per_cta", ctypes.c_int32),
-        ("block_n", ctypes.c_int32), ("warps", ctypes.c_int32),
+        ("num_plans", ctypes.c_int32),
         ("dtypes", ctypes.c_uint32), ("softmax_scale", ctypes.c_float),
         ("has_image", ctypes.c_int32), ("has_ptx", ctypes.c_int32),
+    ]
+
+
+class _PlanDesc(ctypes.Structure):
+    _fields_ = [
+        ("buckets", ctypes.POINTER(ctypes.c_int32)), ("num_buckets", ctypes.c_int32),
+        ("block_n", ctypes.c_int32), ("splits", ctypes.c_int32),
+        ("warps", ctypes.c_int32), ("heads_per_cta", ctypes.c_int32),
+        ("stages", ctypes.c_int32),
+        ("workspace_floats_per_batch_row", ctypes.c_int64),
     ]
 
 
@@ -100,6 +114,9 @@ class _PlanInfo(ctypes.Structure):
     _fields_ = [
         ("workspace_bytes", ctypes.c_uint64),
         ("max_batch", ctypes.c_int32), ("max_tokens", ctypes.c_int32),
+        ("plan_index", ctypes.c_int32), ("splits", ctypes.c_int32),
+        ("block_n", ctypes.c_int32), ("warps", ctypes.c_int32),
+        ("heads_per_cta", ctypes.c_int32),
         ("bound", ctypes.c_int32), ("device", ctypes.c_int32),
         ("compute_capability", ctypes.c_int32),
         ("module_source", ctypes.c_char_p),
@@ -151,6 +168,7 @@ def library():
         "tqrt_bundle_load_memory": (status, [P, S, P, S, P, S, ctypes.POINTER(P)]),
         "tqrt_bundle_destroy": (None, [P]),
         "tqrt_bundle_get_info": (status, [P, ctypes.POINTER(_BundleInfo)]),
+        "tqrt_bundle_get_plan": (status, [P, I32, ctypes.POINTER(_PlanDesc)]),
         "tqrt_bundle_get_layout": (status, [P, ctypes.POINTER(_LayoutInfo)]),
         "tqrt_bundle_get_field": (status, [P, I32, ctypes.POINTER(_FieldInfo)]),
         "tqrt_cache_shape": (status, [P, I64, ctypes.POINTER(I64), ctypes.POINTER(I32)]),
@@ -201,8 +219,25 @@ def _device_index(torch, device):
     return device.index if device.index is not None else torch.cuda.current_device()
 
 
+@dataclasses.dataclass(frozen=True)
+class PlanDesc:
+    """One of a bundle's decode launch plans (tqrt_plan_desc): the launch
+    configuration serving `buckets` (ascending max_batch values). A plan for
+    max_batch B uses the plan of the smallest bucket >= B, or the last plan
+    when B is above every bucket."""
+    index: int
+    buckets: tuple
+    block_n: int
+    splits: int           # KV splits of decode; 1: no combine kernel
+    warps: int
+    heads_per_cta: int
+    stages: int
+    workspace_floats_per_batch_row: int  # 0 when splits == 1
+
+
 class Bundle:
-    """A loaded bundle: the manifest's facts, its cache layout, and plans."""
+    """A loaded bundle: the manifest's facts, its cache layout, its decode
+    launch plans (`plans`), and plans for batch buckets (`plan()`)."""
 
     def __init__(self, handle):
         self._h = ctypes.c_void_p(handle)
@@ -219,8 +254,7 @@ class Bundle:
         self.num_q_heads = info.num_q_heads
         self.num_kv_heads = info.num_kv_heads
         self.block_size = info.block_size
-        self.splits = info.splits
-        self.heads_per_cta = info.heads_per_cta
+        self.plan_source = _str(info.plan_source)
         self.softmax_scale = info.softmax_scale
         self.dtypes = tuple(name for bit, name in ((_DTYPE_BF16, "bf16"), (_DTYPE_FP16, "fp16"))
                             if info.dtypes & (1 << bit))
@@ -232,6 +266,16 @@ class Bundle:
             "bytes_per_token_head": layout.bytes_per_token_head,
             "alignment": layout.alignment,
         }
+        plans = []
+        for i in range(info.num_plans):
+            d = _PlanDesc()
+            _check(lib.tqrt_bundle_get_plan(self._h, i, ctypes.byref(d)))
+            plans.append(PlanDesc(
+                index=i, buckets=tuple(d.buckets[j] for j in range(d.num_buckets)),
+                block_n=d.block_n, splits=d.splits, warps=d.warps,
+                heads_per_cta=d.heads_per_cta, stages=d.stages,
+                workspace_floats_per_batch_row=d.workspace_floats_per_batch_row))
+        self.plans = tuple(plans)
         self.fields = []
         for i in range(layout.num_fields):
             f = _FieldInfo()
@@ -295,8 +339,9 @@ class Bundle:
 
     def plan(self, max_batch, max_tokens, device=None):
         """A fixed-grid plan for at most max_batch decode rows and max_tokens
-        stored tokens per launch. With PyTorch and a GPU, the kernels are
-        loaded on `device` (default: the current CUDA device)."""
+        stored tokens per launch, with the bundle's decode plan for max_batch
+        (Plan.plan_index). With PyTorch and a GPU, the kernels are loaded on
+        `device` (default: the current CUDA device)."""
         index = None
         try:
             import torch
@@ -319,7 +364,9 @@ class Bundle:
 
 
 class Plan:
-    """A plan for one batch bucket: launch store / decode with torch tensors."""
+    """A plan for one batch bucket: launch store / decode with torch tensors.
+    plan_index, splits, block_n, warps, heads_per_cta: the bundle's decode
+    plan it uses (bundle.plans[plan_index])."""
 
     def __init__(self, bundle, handle, device_index):
         self.bundle = bundle  # keeps the bundle alive while the plan lives
@@ -328,6 +375,11 @@ class Plan:
         _check(library().tqrt_plan_get_info(self._h, ctypes.byref(info)))
         self.max_batch = info.max_batch
         self.max_tokens = info.max_tokens
+        self.plan_index = info.plan_index
+        self.splits = info.splits
+        self.block_n = info.block_n
+        self.warps = info.warps
+        self.heads_per_cta = info.heads_per_cta
         self.workspace_bytes = info.workspace_bytes
         self.bound = bool(info.bound)
         self.device = info.device if info.bound else device_index

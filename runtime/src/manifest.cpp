@@ -1,6 +1,6 @@
 //===- manifest.cpp - Reading and validating manifest.json ---------------===//
 //
-// The contract is docs/MANIFEST.md (schema version 1). Unknown members are
+// The contract is docs/MANIFEST.md (schema version 2). Unknown members are
 // ignored (the compiler may add information, e.g. register counts), and so
 // are kernels of a kind this runtime does not launch; everything the runtime
 // uses is required and cross-checked against the rest of the manifest and
@@ -13,9 +13,11 @@
 #include "json.h"
 #include "tq/abi.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace tqrt {
 
@@ -351,39 +353,168 @@ void readLayout(const Reader &r, const Value &root, Manifest &m) {
   }
 }
 
-void readPlan(const Reader &r, const Value &root, Manifest &m) {
-  const Value &p = r.object(root, "", "plan");
-  m.splits = static_cast<int>(r.integer(p, "plan", "splits", 1, 65535));
-  m.headsPerCta =
-      static_cast<int>(r.integer(p, "plan", "heads_per_cta", 1, 65535));
-  m.blockN = static_cast<int>(r.integer(p, "plan", "block_n", 1, kMaxI32));
-  m.warps = static_cast<int>(r.integer(p, "plan", "warps", 1, 32));
-  if (m.numQHeads % m.headsPerCta != 0)
-    r.inconsistent(*p.find("heads_per_cta"),
-                   "'plan.heads_per_cta' (" + std::to_string(m.headsPerCta) +
-                       ") does not divide num_q_heads (" +
-                       std::to_string(m.numQHeads) + ")");
-
-  const Value &w = r.object(root, "", "workspace");
-  int64_t expected =
-      TQ_WORKSPACE_FLOATS(1, m.numQHeads, m.splits, m.headDim);
-  const Value &fv = r.member(w, "workspace", "floats_per_batch_row",
-                             "a non-negative integer");
-  m.floatsPerBatchRow = r.integer(fv, "workspace.floats_per_batch_row", 0,
-                                  kMaxI64 / 2);
-  if (m.floatsPerBatchRow != expected && !(m.splits == 1 && m.floatsPerBatchRow == 0))
-    r.inconsistent(fv, "'workspace.floats_per_batch_row' is " +
-                           std::to_string(m.floatsPerBatchRow) +
-                           " but num_q_heads * splits * (head_dim + 2) is " +
-                           std::to_string(expected));
-  m.floatsPerBatchRow = expected;
+// The dtype index of a kernel's "dtype" or a key of a plan's decode /
+// combine object: "bf16", or "fp16" / "f16" ("f16" is the spelling of the
+// kernels' symbols and of layout field dtypes, "fp16" that of the runtime's
+// API: both are taken). -1 for anything else.
+int parseDtype(const std::string &s) {
+  if (s == "bf16")
+    return 0;
+  if (s == "fp16" || s == "f16")
+    return 1;
+  return -1;
 }
 
-void readKernels(const Reader &r, const Value &root, Manifest &m) {
-  for (auto &row : m.kernelIndex)
-    for (int &i : row)
-      i = -1;
+std::string planPath(size_t i) { return "plans[" + std::to_string(i) + "]"; }
+
+/// What plans[i].decode and plans[i].combine name, per kind and dtype index,
+/// kept for the cross-checks with kernels[] (the JSON values outlive them).
+struct PlanKernelNames {
+  const Value *name[kNumKinds][kNumDtypes] = {};
+  std::string key[kNumKinds][kNumDtypes]; // the dtype as the manifest spells it
+};
+
+// plans[i].decode / .combine: an object from dtype to a kernels[].name.
+void readKernelMap(const Reader &r, const Value &map, const std::string &path,
+                   int kind, PlanKernelNames &names) {
+  if (map.type != Type::Object)
+    r.bad(map, path, "an object from dtype (\"bf16\", \"f16\") to a kernel name");
+  for (const auto &[key, v] : map.members) {
+    const int dt = parseDtype(key);
+    const std::string p = path + "." + key;
+    if (dt < 0)
+      r.inconsistent(v, "'" + p + "': unknown dtype \"" + key +
+                            "\" (a plan's kernels are keyed by \"bf16\" or "
+                            "\"f16\" / \"fp16\")");
+    if (names.name[kind][dt])
+      r.inconsistent(v, "'" + path + "' names two " + kDtypeNames[dt] +
+                            " kernels ('" + names.key[kind][dt] + "' and '" +
+                            key + "')");
+    if (v.type != Type::String || v.string.empty())
+      r.bad(v, p, "a kernel name (a non-empty string)");
+    names.name[kind][dt] = &v;
+    names.key[kind][dt] = key;
+  }
+}
+
+std::vector<PlanKernelNames> readPlans(const Reader &r, const Value &root,
+                                       Manifest &m) {
+  const Value &ps = r.array(root, "", "plans", "a non-empty array of plans");
+  if (ps.items.empty())
+    r.bad(ps, "plans", "a non-empty array of plans");
+  std::vector<PlanKernelNames> names(ps.items.size());
+  const int ratio = m.numQHeads / m.numKVHeads;
+  for (size_t i = 0; i < ps.items.size(); ++i) {
+    const Value &p = ps.items[i];
+    const std::string path = planPath(i);
+    if (p.type != Type::Object)
+      r.bad(p, path, "an object");
+    PlanDesc d;
+    const char *bucketsText = "a non-empty array of ascending positive integers";
+    const Value &bs = r.array(p, path, "buckets", bucketsText);
+    if (bs.items.empty())
+      r.bad(bs, path + ".buckets", bucketsText);
+    for (size_t j = 0; j < bs.items.size(); ++j) {
+      const Value &b = bs.items[j];
+      const std::string bp = path + ".buckets[" + std::to_string(j) + "]";
+      const int32_t v = static_cast<int32_t>(r.integer(b, bp, 1, kMaxI32));
+      if (!d.buckets.empty() && v <= d.buckets.back())
+        r.inconsistent(b, "'" + path + ".buckets' must be ascending: '" + bp +
+                              "' (" + std::to_string(v) + ") follows " +
+                              std::to_string(d.buckets.back()));
+      d.buckets.push_back(v);
+    }
+    d.blockN = static_cast<int>(r.integer(p, path, "block_n", 1, kMaxI32));
+    d.splits = static_cast<int>(r.integer(p, path, "splits", 1, 65535));
+    d.warps = static_cast<int>(r.integer(p, path, "warps", 1, 32));
+    d.headsPerCta =
+        static_cast<int>(r.integer(p, path, "heads_per_cta", 1, 65535));
+    d.stages = static_cast<int>(r.integer(p, path, "stages", 1, 64));
+    // A CTA's heads share one KV head (the templates' GQA grouping).
+    if (ratio % d.headsPerCta != 0)
+      r.inconsistent(*p.find("heads_per_cta"),
+                     "'" + path + ".heads_per_cta' (" +
+                         std::to_string(d.headsPerCta) +
+                         ") does not divide the GQA ratio num_q_heads / "
+                         "num_kv_heads (" + std::to_string(ratio) + ")");
+
+    const int64_t expected =
+        TQ_WORKSPACE_FLOATS(1, m.numQHeads, d.splits, m.headDim);
+    const Value &wv = r.member(p, path, "workspace_floats_per_batch_row",
+                               "a non-negative integer");
+    const int64_t w = r.integer(wv, path + ".workspace_floats_per_batch_row",
+                                0, kMaxI64 / 2);
+    if (w != expected && !(d.splits == 1 && w == 0))
+      r.inconsistent(wv, "'" + path + ".workspace_floats_per_batch_row' is " +
+                             std::to_string(w) +
+                             " but num_q_heads * splits * (head_dim + 2) is " +
+                             std::to_string(m.numQHeads) + " * " +
+                             std::to_string(d.splits) + " * " +
+                             std::to_string(m.headDim + 2) + " = " +
+                             std::to_string(expected) +
+                             (d.splits == 1 ? " (or 0 with one split)" : ""));
+    d.floatsPerBatchRow = d.splits > 1 ? expected : 0;
+
+    const Value &dec = r.member(p, path, "decode",
+                                "an object from dtype to a kernel name");
+    readKernelMap(r, dec, path + ".decode", TQRT_KERNEL_DECODE, names[i]);
+    const Value &comb = r.member(
+        p, path, "combine",
+        "an object from dtype to a kernel name, or null when splits is 1");
+    if (d.splits == 1 && comb.type != Type::Null)
+      r.inconsistent(comb, "'" + path + ".combine' must be null: splits is 1, "
+                           "so decode writes the output itself and there is "
+                           "no combine kernel");
+    if (d.splits > 1) {
+      if (comb.type == Type::Null)
+        r.inconsistent(comb, "'" + path + ".combine' is null but splits is " +
+                                 std::to_string(d.splits) +
+                                 " (decode writes partials that a combine "
+                                 "kernel reduces)");
+      readKernelMap(r, comb, path + ".combine", TQRT_KERNEL_COMBINE, names[i]);
+    }
+    m.plans.push_back(std::move(d));
+  }
+
+  // Plans sorted by their first bucket, each bucket in one plan only (so a
+  // max_batch has exactly one plan).
+  for (size_t i = 1; i < m.plans.size(); ++i)
+    if (m.plans[i].buckets[0] <= m.plans[i - 1].buckets[0])
+      r.inconsistent(*ps.items[i].find("buckets"),
+                     "'plans' must be sorted by their first bucket: " +
+                         planPath(i) + " starts at " +
+                         std::to_string(m.plans[i].buckets[0]) + ", after " +
+                         planPath(i - 1) + " at " +
+                         std::to_string(m.plans[i - 1].buckets[0]));
+  struct Entry {
+    int32_t bucket;
+    size_t plan;
+    const Value *value;
+  };
+  std::vector<Entry> all;
+  for (size_t i = 0; i < m.plans.size(); ++i)
+    for (size_t j = 0; j < m.plans[i].buckets.size(); ++j)
+      all.push_back({m.plans[i].buckets[j], i,
+                     &ps.items[i].find("buckets")->items[j]});
+  std::sort(all.begin(), all.end(), [](const Entry &a, const Entry &b) {
+    return a.bucket != b.bucket ? a.bucket < b.bucket : a.plan < b.plan;
+  });
+  for (size_t k = 1; k < all.size(); ++k)
+    if (all[k].bucket == all[k - 1].bucket)
+      r.inconsistent(*all[k].value,
+                     "bucket " + std::to_string(all[k].bucket) +
+                         " is in both " + planPath(all[k - 1].plan) + " and " +
+                         planPath(all[k].plan) +
+                         "; the plans' buckets must be disjoint");
+
+  m.planSource = r.string(root, "", "plan_source");
+  return names;
+}
+
+void readKernels(const Reader &r, const Value &root, Manifest &m,
+                 const std::vector<PlanKernelNames> &names) {
   const Value &ks = r.array(root, "", "kernels", "an array of kernels");
+  std::map<std::string, size_t> seen; // name -> position in kernels[]
   for (size_t i = 0; i < ks.items.size(); ++i) {
     const Value &k = ks.items[i];
     std::string path = "kernels[" + std::to_string(i) + "]";
@@ -391,6 +522,13 @@ void readKernels(const Reader &r, const Value &root, Manifest &m) {
       r.bad(k, path, "an object");
     KernelDesc d;
     d.name = r.string(k, path, "name");
+    // Plans name their kernels, so names must be unique.
+    if (auto [it, fresh] = seen.emplace(d.name, i); !fresh)
+      r.inconsistent(*k.find("name"),
+                     "'" + path + ".name' \"" + d.name +
+                         "\" is also the name of kernels[" +
+                         std::to_string(it->second) +
+                         "]; kernel names must be unique");
     std::string kind = r.string(k, path, "kind");
     d.kind = -1;
     for (int j = 0; j < kNumKinds; ++j)
@@ -399,15 +537,7 @@ void readKernels(const Reader &r, const Value &root, Manifest &m) {
     if (d.kind < 0)
       continue; // a kind a later runtime launches (e.g. extend): not ours
     const Value &dt = r.member(k, path, "dtype", "\"bf16\" or \"fp16\"");
-    d.dtype = -1;
-    if (dt.type == Type::String) {
-      if (dt.string == "bf16")
-        d.dtype = 0;
-      // "f16" is the spelling of the kernels' symbols and of layout field
-      // dtypes (numerics/), "fp16" that of the runtime's API: take both.
-      else if (dt.string == "fp16" || dt.string == "f16")
-        d.dtype = 1;
-    }
+    d.dtype = dt.type == Type::String ? parseDtype(dt.string) : -1;
     if (d.dtype < 0)
       r.bad(dt, path + ".dtype", "\"bf16\" or \"fp16\"");
     d.symbol = r.string(k, path, "symbol");
@@ -423,6 +553,16 @@ void readKernels(const Reader &r, const Value &root, Manifest &m) {
                          std::to_string(d.argsBytes) + " but this runtime's " +
                          kArgsNames[d.kind] + " (templates/tq/abi.h) is " +
                          std::to_string(kArgsSizes[d.kind]) + " bytes");
+    const Value &planV = r.member(
+        k, path, "plan", "null for a store kernel, else an index into 'plans'");
+    if (d.kind == TQRT_KERNEL_STORE) {
+      if (planV.type != Type::Null)
+        r.bad(planV, path + ".plan", "null for a store kernel");
+    } else {
+      d.plan = static_cast<int>(
+          r.integer(planV, path + ".plan", 0,
+                    static_cast<int64_t>(m.plans.size()) - 1));
+    }
     const Value &block = r.array(k, path, "block", "an array of 3 integers");
     if (block.items.size() != 3)
       r.bad(block, path + ".block", "an array of 3 positive integers");
@@ -454,41 +594,85 @@ void readKernels(const Reader &r, const Value &root, Manifest &m) {
       if (g.type != Type::String)
         r.bad(g, gp, "a string such as \"max_batch\" or \"num_q_heads*2\"");
       d.grid[j] = parseGridExpr(g.string, position(m.source, g) + ": '" + gp + "'");
+      // splits and head_groups are a plan's values; a store kernel has none.
+      if (d.kind == TQRT_KERNEL_STORE)
+        for (GridName n : d.grid[j].names)
+          if (n == GridName::Splits || n == GridName::HeadGroups)
+            r.inconsistent(g, "'" + gp + "' uses \"" +
+                                  kGridNames[static_cast<int>(n)] +
+                                  "\", a plan's value; a store kernel has no "
+                                  "plan (its extents may use max_batch, "
+                                  "max_tokens, num_q_heads, num_kv_heads and "
+                                  "integer literals)");
     }
-    int &slot = m.kernelIndex[d.kind][d.dtype];
-    if (slot >= 0)
-      r.inconsistent(k, "'" + path + "' is a second " + kind + " kernel for " +
-                            kDtypeNames[d.dtype] + " (the first is '" +
-                            m.kernels[slot].name + "')");
-    slot = static_cast<int>(m.kernels.size());
+
+    const int index = static_cast<int>(m.kernels.size());
+    if (d.kind == TQRT_KERNEL_STORE) {
+      int &slot = m.storeKernel[d.dtype];
+      if (slot >= 0)
+        r.inconsistent(k, "'" + path + "' is a second store kernel for " +
+                              kDtypeNames[d.dtype] + " (the first is '" +
+                              m.kernels[slot].name + "')");
+      slot = index;
+    } else {
+      // The kernel's plan must name it for its kind and dtype.
+      PlanDesc &p = m.plans[d.plan];
+      const std::string plan = planPath(d.plan);
+      const std::string what = "'" + path + "' (" + d.name + ") is a " + kind +
+                               " kernel of " + plan + " for " +
+                               kDtypeNames[d.dtype];
+      if (d.kind == TQRT_KERNEL_COMBINE && p.splits == 1)
+        r.inconsistent(k, what + ", but that plan has splits 1: decode writes "
+                                 "the output itself and '" + plan +
+                                 ".combine' is null");
+      const Value *named = names[d.plan].name[d.kind][d.dtype];
+      if (!named)
+        r.inconsistent(k, what + ", but '" + plan + "." + kind + "' has no " +
+                              kDtypeNames[d.dtype] + " entry");
+      if (named->string != d.name)
+        r.inconsistent(k, what + ", but '" + plan + "." + kind + "." +
+                              names[d.plan].key[d.kind][d.dtype] +
+                              "' names \"" + named->string + "\"");
+      // Names are unique, so no second kernel can match the same entry.
+      (d.kind == TQRT_KERNEL_DECODE ? p.decode : p.combine)[d.dtype] = index;
+    }
     m.kernels.push_back(std::move(d));
   }
 
-  // Every dtype with any kernel needs the complete set.
+  // Every dtype the bundle mentions needs the complete set: a store kernel,
+  // and in every plan a decode kernel (and a combine kernel when the plan
+  // splits the KV sequence).
   bool any = false;
   for (int dt = 0; dt < kNumDtypes; ++dt) {
-    bool present = false;
-    for (int kind = 0; kind < kNumKinds; ++kind)
-      present |= m.kernelIndex[kind][dt] >= 0;
+    bool present = m.storeKernel[dt] >= 0;
+    for (const PlanKernelNames &n : names)
+      present |= n.name[TQRT_KERNEL_DECODE][dt] || n.name[TQRT_KERNEL_COMBINE][dt];
     if (!present)
       continue;
     any = true;
-    for (int kind = 0; kind < kNumKinds; ++kind) {
-      bool wanted = kind != TQRT_KERNEL_COMBINE || m.splits > 1;
-      bool have = m.kernelIndex[kind][dt] >= 0;
-      if (wanted && !have)
-        fail(TQRT_BAD_BUNDLE,
-             m.source + ": 'kernels' has no " + kKindNames[kind] +
-                 " kernel for " + kDtypeNames[dt] +
-                 (kind == TQRT_KERNEL_COMBINE
-                      ? " (plan.splits is " + std::to_string(m.splits) +
-                            ", so decode writes partials that combine reduces)"
-                      : std::string()));
-      if (!wanted && have)
-        fail(TQRT_BAD_BUNDLE,
-             m.source + ": 'kernels' has a combine kernel for " +
-                 kDtypeNames[dt] +
-                 " but plan.splits is 1 (decode writes the output itself)");
+    if (m.storeKernel[dt] < 0)
+      fail(TQRT_BAD_BUNDLE, m.source + ": 'kernels' has no store kernel for " +
+                                kDtypeNames[dt] + " (the plans name " +
+                                kDtypeNames[dt] + " kernels)");
+    for (size_t i = 0; i < m.plans.size(); ++i) {
+      for (int kind : {int(TQRT_KERNEL_DECODE), int(TQRT_KERNEL_COMBINE)}) {
+        if (kind == TQRT_KERNEL_COMBINE && m.plans[i].splits == 1)
+          continue;
+        const std::string mapPath = planPath(i) + "." + kKindNames[kind];
+        const Value *named = names[i].name[kind][dt];
+        if (!named)
+          fail(TQRT_BAD_BUNDLE,
+               m.source + ": '" + mapPath + "' has no " + kDtypeNames[dt] +
+                   " kernel; every plan needs a decode kernel (and with "
+                   "splits > 1 a combine kernel) for each dtype the bundle "
+                   "stores");
+        if (m.plans[i].kernel(kind, dt) < 0)
+          r.inconsistent(*named, "'" + mapPath + "." + names[i].key[kind][dt] +
+                                     "' names \"" + named->string +
+                                     "\", which is not a " + kKindNames[kind] +
+                                     " kernel of " + planPath(i) +
+                                     " in 'kernels'");
+      }
     }
   }
   if (!any)
@@ -566,6 +750,20 @@ GridExpr parseGridExpr(std::string_view text, const std::string &where) {
   return e;
 }
 
+int choosePlan(const std::vector<PlanDesc> &plans, int64_t maxBatch) {
+  int best = -1;
+  int64_t bestBucket = 0;
+  for (size_t i = 0; i < plans.size(); ++i)
+    for (int32_t b : plans[i].buckets)
+      if (b >= maxBatch && (best < 0 || b < bestBucket)) {
+        best = static_cast<int>(i);
+        bestBucket = b;
+      }
+  // Above every bucket: the last plan (every plan is correct for any batch;
+  // buckets only choose speed).
+  return best >= 0 ? best : static_cast<int>(plans.size()) - 1;
+}
+
 bool parseArch(std::string_view text, Arch &arch) {
   arch = Arch();
   arch.text = std::string(text);
@@ -628,8 +826,8 @@ Manifest readManifest(std::string_view text, const std::string &source) {
   readTarget(r, root, m);
   readSpec(r, root, m);
   readLayout(r, root, m);
-  readPlan(r, root, m);
-  readKernels(r, root, m);
+  std::vector<PlanKernelNames> names = readPlans(r, root, m);
+  readKernels(r, root, m, names);
   return m;
 }
 

@@ -49,6 +49,7 @@ struct KernelDesc {
   std::string name, symbol, args;
   int kind = 0;      // tqrt_kernel_kind
   int dtype = 0;     // dtype index
+  int plan = -1;     // index into Manifest::plans; -1 for store
   uint32_t block[3] = {1, 1, 1};
   /// "shared_bytes": the kernel's static shared memory as the toolchain
   /// reported it (informational; the driver knows it from the code).
@@ -57,6 +58,27 @@ struct KernelDesc {
   uint32_t dynamicSharedBytes = 0;
   GridExpr grid[3];
   int64_t argsBytes = 0;
+};
+
+/// One decode launch plan ("plans[i]"): the configuration that serves a
+/// list of batch buckets, and its decode / combine kernels per dtype.
+struct PlanDesc {
+  std::vector<int32_t> buckets; // ascending max_batch values
+  int blockN = 0, splits = 0, warps = 0, headsPerCta = 0, stages = 0;
+  /// Workspace floats per batch row: num_q_heads * splits * (head_dim + 2),
+  /// 0 when splits == 1 (decode writes the output itself).
+  int64_t floatsPerBatchRow = 0;
+  /// kernels[] index of the decode / combine kernel per dtype index, -1 when
+  /// absent (combine is absent exactly when splits == 1).
+  int decode[kNumDtypes] = {-1, -1};
+  int combine[kNumDtypes] = {-1, -1};
+
+  /// kernels[] index for a kind (decode or combine) and dtype index.
+  int kernel(int kind, int dtype) const {
+    return kind == TQRT_KERNEL_DECODE    ? decode[dtype]
+           : kind == TQRT_KERNEL_COMBINE ? combine[dtype]
+                                         : -1;
+  }
 };
 
 struct FieldDesc {
@@ -96,20 +118,29 @@ struct Manifest {
           bytesPerTokenHead = 0, alignment = 0;
   std::vector<FieldDesc> fields;
 
-  int splits = 0, headsPerCta = 0, blockN = 0, warps = 0;
-  int64_t floatsPerBatchRow = 0;
+  /// The decode launch plans, sorted by their first bucket; never empty.
+  std::vector<PlanDesc> plans;
+  std::string planSource; // "defaults", "options" or a tuning database
 
+  /// Every kernel of a kind the runtime launches (others are skipped).
   std::vector<KernelDesc> kernels;
-  /// kernels[] index per (kind, dtype index), -1 when absent.
-  int kernelIndex[kNumKinds][kNumDtypes];
+  /// kernels[] index of the store kernel per dtype index, -1 when absent.
+  int storeKernel[kNumDtypes] = {-1, -1};
 
+  /// A dtype is present when it has a store kernel; the reader guarantees
+  /// that every plan then has its decode (and combine) kernels too.
   bool hasDtype(int dtypeIndex) const {
-    return kernelIndex[TQRT_KERNEL_STORE][dtypeIndex] >= 0;
+    return storeKernel[dtypeIndex] >= 0;
   }
 };
 
 /// Parses and validates manifest text; `source` names it in messages.
 Manifest readManifest(std::string_view text, const std::string &source);
+
+/// The plan for a bucket of max_batch rows (docs/MANIFEST.md, "plans"): the
+/// plan holding the smallest bucket >= max_batch, or the last plan when
+/// max_batch is above every bucket. `plans` must be non-empty.
+int choosePlan(const std::vector<PlanDesc> &plans, int64_t maxBatch);
 
 } // namespace tqrt
 

@@ -92,7 +92,7 @@ struct LoadedModule {
   cu::Module module = nullptr;
   const char *source = "none"; // "cubin" or "ptx"
   int device = -1, cc = 0;
-  cu::Function fn[kNumKinds][kNumDtypes] = {};
+  std::vector<cu::Function> fn; // per Manifest::kernels index
 };
 
 } // namespace
@@ -109,9 +109,12 @@ struct tqrt_bundle {
 struct tqrt_plan {
   const tqrt_bundle *bundle = nullptr;
   int32_t maxBatch = 0, maxTokens = 0;
+  int planIndex = 0;              // into bundle->m.plans
+  const PlanDesc *desc = nullptr; // that plan
   uint64_t workspaceBytes = 0;
+  /// The store kernel and the plan's decode / combine kernel per dtype.
   struct Kernel {
-    bool present = false;
+    int index = -1; // into bundle->m.kernels; -1: none
     uint32_t grid[3] = {0, 0, 0};
     cu::Function fn = nullptr;
   } k[kNumKinds][kNumDtypes];
@@ -304,16 +307,38 @@ tqrt_status tqrt_bundle_get_info(const tqrt_bundle *b, tqrt_bundle_info *info) {
     info->num_q_heads = m.numQHeads;
     info->num_kv_heads = m.numKVHeads;
     info->block_size = m.blockSize;
-    info->splits = m.splits;
-    info->heads_per_cta = m.headsPerCta;
-    info->block_n = m.blockN;
-    info->warps = m.warps;
+    info->plan_source = m.planSource.c_str();
+    info->num_plans = static_cast<int32_t>(m.plans.size());
     for (int dt = 0; dt < kNumDtypes; ++dt)
       if (m.hasDtype(dt))
         info->dtypes |= 1u << (dt + 1);
     info->softmax_scale = m.softmaxScale;
     info->has_image = !b->image.empty();
     info->has_ptx = !b->ptx.empty();
+  });
+}
+
+tqrt_status tqrt_bundle_get_plan(const tqrt_bundle *b, int32_t index,
+                                 tqrt_plan_desc *plan) {
+  return guarded([&] {
+    if (!b)
+      fail(TQRT_INVALID_ARGUMENT, "tqrt_bundle_get_plan: bundle is null");
+    checkOut(plan, "tqrt_bundle_get_plan");
+    const std::vector<PlanDesc> &plans = b->m.plans;
+    if (index < 0 || static_cast<size_t>(index) >= plans.size())
+      fail(TQRT_INVALID_ARGUMENT,
+           "tqrt_bundle_get_plan: index " + std::to_string(index) +
+               " is outside [0, " + std::to_string(plans.size()) + ")");
+    const PlanDesc &p = plans[index];
+    *plan = tqrt_plan_desc{};
+    plan->buckets = p.buckets.data();
+    plan->num_buckets = static_cast<int32_t>(p.buckets.size());
+    plan->block_n = p.blockN;
+    plan->splits = p.splits;
+    plan->warps = p.warps;
+    plan->heads_per_cta = p.headsPerCta;
+    plan->stages = p.stages;
+    plan->workspace_floats_per_batch_row = p.floatsPerBatchRow;
   });
 }
 
@@ -501,7 +526,9 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
     int optin = 0;
     a.cuDeviceGetAttribute(&optin, cu::kDevAttrMaxSharedMemoryPerBlockOptin,
                            dev);
-    for (const KernelDesc &k : m.kernels) {
+    lm.fn.assign(m.kernels.size(), nullptr);
+    for (size_t i = 0; i < m.kernels.size(); ++i) {
+      const KernelDesc &k = m.kernels[i];
       cu::Function f = nullptr;
       cu::Result r = a.cuModuleGetFunction(&f, lm.module, k.symbol.c_str());
       if (r != cu::kSuccess)
@@ -532,7 +559,7 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
                                          static_cast<int>(k.dynamicSharedBytes)),
                     "cuFuncSetAttribute(max dynamic shared memory)");
       }
-      lm.fn[k.kind][k.dtype] = f;
+      lm.fn[i] = f;
     }
   } catch (...) {
     a.cuModuleUnload(lm.module);
@@ -579,7 +606,8 @@ void bind(tqrt_plan &plan, tqrt_bundle &b) {
   }
   for (int kind = 0; kind < kNumKinds; ++kind)
     for (int dt = 0; dt < kNumDtypes; ++dt)
-      plan.k[kind][dt].fn = lm->fn[kind][dt];
+      if (plan.k[kind][dt].index >= 0)
+        plan.k[kind][dt].fn = lm->fn[plan.k[kind][dt].index];
   plan.bound = true;
   plan.ctx = ctx;
   plan.ctxId = id;
@@ -613,26 +641,37 @@ tqrt_status tqrt_plan_create(const tqrt_bundle *bundle, int32_t maxBatch,
     plan->bundle = bundle;
     plan->maxBatch = maxBatch;
     plan->maxTokens = maxTokens;
+    plan->planIndex = choosePlan(m.plans, maxBatch);
+    const PlanDesc &p = m.plans[plan->planIndex];
+    plan->desc = &p;
+    // The store kernels, and the chosen plan's decode and combine kernels.
+    for (int dt = 0; dt < kNumDtypes; ++dt) {
+      plan->k[TQRT_KERNEL_STORE][dt].index = m.storeKernel[dt];
+      plan->k[TQRT_KERNEL_DECODE][dt].index = p.decode[dt];
+      plan->k[TQRT_KERNEL_COMBINE][dt].index = p.combine[dt];
+    }
     GridValues values{};
     values[int(GridName::MaxBatch)] = maxBatch;
     values[int(GridName::MaxTokens)] = maxTokens;
     values[int(GridName::NumQHeads)] = m.numQHeads;
     values[int(GridName::NumKVHeads)] = m.numKVHeads;
-    values[int(GridName::HeadGroups)] = m.numQHeads / m.headsPerCta;
-    values[int(GridName::Splits)] = m.splits;
+    values[int(GridName::HeadGroups)] = m.numQHeads / p.headsPerCta;
+    values[int(GridName::Splits)] = p.splits;
     // CUDA's grid limits: x < 2^31, y and z < 2^16.
     const int64_t limits[3] = {INT32_MAX, 65535, 65535};
-    for (const KernelDesc &k : m.kernels) {
-      tqrt_plan::Kernel &pk = plan->k[k.kind][k.dtype];
-      pk.present = true;
-      for (int j = 0; j < 3; ++j)
-        pk.grid[j] = static_cast<uint32_t>(
-            evaluate(k.grid[j], values,
-                     "kernel '" + k.name + "' grid[" + std::to_string(j) + "]",
-                     limits[j]));
-    }
-    if (m.splits > 1) {
-      uint64_t floats = static_cast<uint64_t>(m.floatsPerBatchRow) *
+    for (auto &row : plan->k)
+      for (tqrt_plan::Kernel &pk : row) {
+        if (pk.index < 0)
+          continue;
+        const KernelDesc &k = m.kernels[pk.index];
+        for (int j = 0; j < 3; ++j)
+          pk.grid[j] = static_cast<uint32_t>(evaluate(
+              k.grid[j], values,
+              "kernel '" + k.name + "' grid[" + std::to_string(j) + "]",
+              limits[j]));
+      }
+    if (p.splits > 1) {
+      uint64_t floats = static_cast<uint64_t>(p.floatsPerBatchRow) *
                         static_cast<uint64_t>(maxBatch);
       plan->workspaceBytes = floats * sizeof(float);
     }
@@ -654,6 +693,11 @@ tqrt_status tqrt_plan_get_info(const tqrt_plan *plan, tqrt_plan_info *info) {
     info->workspace_bytes = plan->workspaceBytes;
     info->max_batch = plan->maxBatch;
     info->max_tokens = plan->maxTokens;
+    info->plan_index = plan->planIndex;
+    info->splits = plan->desc->splits;
+    info->block_n = plan->desc->blockN;
+    info->warps = plan->desc->warps;
+    info->heads_per_cta = plan->desc->headsPerCta;
     info->bound = plan->bound;
     info->device = plan->device;
     info->compute_capability = plan->cc;
@@ -809,8 +853,7 @@ tqrt_status launch(const tqrt_plan::Kernel &k, const uint32_t block[3],
 }
 
 const KernelDesc &desc(const tqrt_plan *plan, int kind, int dt) {
-  const Manifest &m = plan->bundle->m;
-  return m.kernels[m.kernelIndex[kind][dt]];
+  return plan->bundle->m.kernels[plan->k[kind][dt].index];
 }
 
 } // namespace
@@ -833,10 +876,11 @@ tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan, tqrt_kernel_kind kind,
   if (tqrt_status s = checkDtype(plan, dtype, fn))
     return s;
   const tqrt_plan::Kernel &k = plan->k[kind][dtypeIndex(dtype)];
-  if (!k.present)
+  if (k.index < 0)
     return setErrorf(TQRT_INVALID_ARGUMENT,
-                     "%s: the bundle has no combine kernel (plan.splits is 1: "
-                     "decode writes the output itself)", fn);
+                     "%s: the plan has no combine kernel (it uses plans[%d], "
+                     "whose splits is 1: decode writes the output itself)",
+                     fn, plan->planIndex);
   const KernelDesc &d = desc(plan, kind, dtypeIndex(dtype));
   for (int j = 0; j < 3; ++j) {
     dims->grid[j] = k.grid[j];
@@ -962,11 +1006,13 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
     if (workspaceBytes < plan->workspaceBytes)
       return setErrorf(TQRT_WORKSPACE_TOO_SMALL,
                        "%s: workspace_bytes %llu is below the plan's %llu "
-                       "(4 * max_batch %d * %lld floats per row)",
+                       "(4 * max_batch %d * %lld floats per row of "
+                       "plans[%d])",
                        fn, static_cast<unsigned long long>(workspaceBytes),
                        static_cast<unsigned long long>(plan->workspaceBytes),
                        plan->maxBatch,
-                       static_cast<long long>(m.floatsPerBatchRow));
+                       static_cast<long long>(plan->desc->floatsPerBatchRow),
+                       plan->planIndex);
   }
   if (tqrt_status s = checkContext(plan, fn))
     return s;
@@ -995,7 +1041,7 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
                              dd.name.c_str()))
     return s;
   // Same stream, so combine sees decode's partials without a sync.
-  if (m.splits > 1) {
+  if (plan->desc->splits > 1) {
     const KernelDesc &cd = desc(plan, TQRT_KERNEL_COMBINE, dt);
     return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd.block, cd.dynamicSharedBytes,
                   stream, &args, fn, cd.name.c_str());

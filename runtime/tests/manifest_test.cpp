@@ -1,4 +1,4 @@
-//===- manifest_test.cpp - Grid formulas and arch rules (internals) ------===//
+//===- manifest_test.cpp - Grid formulas, arch rules, plan choice ---------===//
 #include "error.h"
 #include "manifest.h"
 
@@ -96,6 +96,43 @@ TEST(Arch, Compatibility) {
   EXPECT_FALSE(runs("sm_100f", 120, false));
   // No NVIDIA device runs AMD code.
   EXPECT_FALSE(runs("gfx942", 90, true));
+}
+
+std::vector<PlanDesc> plansOf(std::vector<std::vector<int32_t>> buckets) {
+  std::vector<PlanDesc> plans(buckets.size());
+  for (size_t i = 0; i < buckets.size(); ++i)
+    plans[i].buckets = buckets[i];
+  return plans;
+}
+
+TEST(ChoosePlan, SmallestBucketAtLeastMaxBatch) {
+  // Three plans: the usual shape (many splits for small batches).
+  auto plans = plansOf({{1, 2}, {4}, {8, 16, 32}});
+  const struct {
+    int64_t maxBatch;
+    int plan;
+  } cases[] = {
+      {1, 0}, {2, 0},          // inside the first plan
+      {3, 1}, {4, 1},          // between plans: the next bucket's plan
+      {5, 2}, {8, 2}, {9, 2},  // between buckets of one plan
+      {32, 2},                 // the largest bucket
+      {33, 2}, {1 << 30, 2},   // above every bucket: the last plan
+  };
+  for (const auto &c : cases)
+    EXPECT_EQ(choosePlan(plans, c.maxBatch), c.plan) << "max_batch " << c.maxBatch;
+  // Below every bucket: the first bucket's plan.
+  EXPECT_EQ(choosePlan(plansOf({{4, 8}, {64}}), 1), 0);
+  // One plan serves everything.
+  EXPECT_EQ(choosePlan(plansOf({{16}}), 1), 0);
+  EXPECT_EQ(choosePlan(plansOf({{16}}), 100), 0);
+  // Interleaved (disjoint, sorted by the first bucket): the smallest
+  // bucket >= max_batch decides; above all, the last plan.
+  auto inter = plansOf({{1, 64}, {4, 16}});
+  EXPECT_EQ(choosePlan(inter, 1), 0);
+  EXPECT_EQ(choosePlan(inter, 2), 1);
+  EXPECT_EQ(choosePlan(inter, 16), 1);
+  EXPECT_EQ(choosePlan(inter, 17), 0);
+  EXPECT_EQ(choosePlan(inter, 65), 1);
 }
 
 } // namespace

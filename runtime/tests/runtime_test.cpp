@@ -21,10 +21,14 @@ using namespace tqrt_test;
 namespace {
 
 // The fixture: k3v4, head_dim 128, 32 q heads, 8 KV heads, block_size 16,
-// splits 8, heads_per_cta 4, bf16 kernels only.
+// bf16 kernels only, two decode plans:
+//   plans[0]: buckets [1, 2],     splits 4, heads_per_cta 4, block_n 64,
+//             warps 4, stages 2, decode + combine;
+//   plans[1]: buckets [4, 8, 16], splits 1, heads_per_cta 2, block_n 128,
+//             warps 8, stages 3, decode only (block 256, 32 KiB shared).
 constexpr int kHeadDim = 128, kNumQ = 32, kNumKV = 8;
 constexpr int64_t kBlockStride = 15104;
-constexpr int64_t kFloatsPerRow = 32 * 8 * 130;
+constexpr int64_t kFloatsPerRow = 32 * 4 * 130; // plans[0]
 
 TEST(Bundle, LoadsFromDirectory) {
   Loaded l;
@@ -37,20 +41,67 @@ TEST(Bundle, LoadsFromDirectory) {
   EXPECT_STREQ(info.vendor, "nvidia");
   EXPECT_STREQ(info.preset, "k3v4");
   EXPECT_STREQ(info.generator, "tqc 0.1.0");
-  EXPECT_EQ(info.schema_version, 1);
+  EXPECT_EQ(info.schema_version, 2);
   EXPECT_EQ(info.abi_version, tqrt_abi_version());
   EXPECT_EQ(info.head_dim, kHeadDim);
   EXPECT_EQ(info.num_q_heads, kNumQ);
   EXPECT_EQ(info.num_kv_heads, kNumKV);
   EXPECT_EQ(info.block_size, 16);
-  EXPECT_EQ(info.splits, 8);
-  EXPECT_EQ(info.heads_per_cta, 4);
-  EXPECT_EQ(info.block_n, 64);
-  EXPECT_EQ(info.warps, 4);
+  EXPECT_EQ(info.num_plans, 2);
+  EXPECT_STREQ(info.plan_source, "defaults");
   EXPECT_EQ(info.dtypes, 1u << TQRT_DTYPE_BF16);
   EXPECT_FLOAT_EQ(info.softmax_scale, 0.08838834764831845f);
   EXPECT_EQ(info.has_image, 1);
   EXPECT_EQ(info.has_ptx, 1);
+}
+
+TEST(Bundle, Plans) {
+  Loaded l;
+  ASSERT_EQ(tqrt_bundle_load_dir(TQRT_FIXTURES, &l.bundle), TQRT_OK);
+  tqrt_plan_desc p;
+  ASSERT_EQ(tqrt_bundle_get_plan(l.bundle, 0, &p), TQRT_OK);
+  ASSERT_EQ(p.num_buckets, 2);
+  ASSERT_NE(p.buckets, nullptr);
+  EXPECT_EQ(p.buckets[0], 1);
+  EXPECT_EQ(p.buckets[1], 2);
+  EXPECT_EQ(p.block_n, 64);
+  EXPECT_EQ(p.splits, 4);
+  EXPECT_EQ(p.warps, 4);
+  EXPECT_EQ(p.heads_per_cta, 4);
+  EXPECT_EQ(p.stages, 2);
+  EXPECT_EQ(p.workspace_floats_per_batch_row, kFloatsPerRow);
+  const int32_t *buckets0 = p.buckets;
+  ASSERT_EQ(tqrt_bundle_get_plan(l.bundle, 1, &p), TQRT_OK);
+  ASSERT_EQ(p.num_buckets, 3);
+  EXPECT_EQ(p.buckets[0], 4);
+  EXPECT_EQ(p.buckets[1], 8);
+  EXPECT_EQ(p.buckets[2], 16);
+  EXPECT_EQ(p.block_n, 128);
+  EXPECT_EQ(p.splits, 1);
+  EXPECT_EQ(p.warps, 8);
+  EXPECT_EQ(p.heads_per_cta, 2);
+  EXPECT_EQ(p.stages, 3);
+  EXPECT_EQ(p.workspace_floats_per_batch_row, 0);
+  // The bucket arrays stay valid while the bundle lives.
+  EXPECT_EQ(buckets0[1], 2);
+
+  EXPECT_STATUS(tqrt_bundle_get_plan(l.bundle, 2, &p), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("tqrt_bundle_get_plan: index 2 is outside [0, 2)");
+  EXPECT_STATUS(tqrt_bundle_get_plan(l.bundle, -1, &p), TQRT_INVALID_ARGUMENT);
+  EXPECT_STATUS(tqrt_bundle_get_plan(nullptr, 0, &p), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("bundle is null");
+  EXPECT_STATUS(tqrt_bundle_get_plan(l.bundle, 0, nullptr), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("the output pointer is null");
+  // A one-split plan whose manifest spells the workspace out reports 0: it
+  // needs none.
+  Loaded w;
+  ASSERT_EQ(loadText(edit(readFixture("manifest.json"),
+                          "\"workspace_floats_per_batch_row\": 0",
+                          "\"workspace_floats_per_batch_row\": 4160"),
+                     &w.bundle),
+            TQRT_OK) << tqrt_last_error();
+  ASSERT_EQ(tqrt_bundle_get_plan(w.bundle, 1, &p), TQRT_OK);
+  EXPECT_EQ(p.workspace_floats_per_batch_row, 0);
 }
 
 TEST(Bundle, LoadsFromMemoryWithTrailingNul) {
@@ -231,10 +282,10 @@ TEST(Bundle, ImageAndPtxAreChecked) {
 TEST(Manifest, MalformedJsonNamesPosition) {
   std::string text = readFixture("manifest.json");
   tqrt_bundle *b = nullptr;
-  // A trailing comma after the last kernel (line 51, after the '}').
+  // A trailing comma after the last kernel (line 61, after the '}').
   std::string bad = edit(text, "\"local_bytes\": 0}\n  ]", "\"local_bytes\": 0},\n  ]");
   EXPECT_STATUS(loadText(bad, &b), TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("manifest.json (in memory):52:3: unexpected character ']'");
+  EXPECT_ERROR_HAS("manifest.json (in memory):62:3: unexpected character ']'");
   EXPECT_EQ(b, nullptr);
 
   struct Case {
@@ -291,25 +342,37 @@ TEST(Manifest, UnknownSchema) {
 TEST(Manifest, UnsupportedVersions) {
   tqrt_bundle *b = nullptr;
   std::string text = readFixture("manifest.json");
-  EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 1",
-                              "\"schema_version\": 2"),
+  EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 2",
+                              "\"schema_version\": 1"),
                          &b),
                 TQRT_UNSUPPORTED_VERSION);
-  EXPECT_ERROR_HAS("schema_version 2 is not supported (this runtime reads "
-                   "schema_version 1)");
+  EXPECT_ERROR_HAS("manifest.json (in memory):3:21: schema_version 1 is not "
+                   "supported (this runtime reads schema_version 2)");
+  // A real schema-1 manifest (one top-level "plan", no "plans"): the version
+  // is reported, not the missing field.
+  EXPECT_STATUS(loadText(readFixture("manifest_v1.json"), &b),
+                TQRT_UNSUPPORTED_VERSION);
+  EXPECT_ERROR_HAS("schema_version 1 is not supported (this runtime reads "
+                   "schema_version 2)");
+  EXPECT_EQ(b, nullptr);
+  EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 2",
+                              "\"schema_version\": 3"),
+                         &b),
+                TQRT_UNSUPPORTED_VERSION);
+  EXPECT_ERROR_HAS("schema_version 3 is not supported");
   EXPECT_STATUS(loadText(edit(text, "\"abi_version\": 1", "\"abi_version\": 7"),
                          &b),
                 TQRT_UNSUPPORTED_VERSION);
   EXPECT_ERROR_HAS("abi_version 7 is not supported (this runtime was built "
                    "with abi.h version 1)");
-  EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 1",
-                              "\"schema_version\": \"1\""),
+  EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 2",
+                              "\"schema_version\": \"2\""),
                          &b),
                 TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'schema_version' must be an integer, got \"1\"");
-  // The version is checked before anything else: a v2 manifest with other
+  EXPECT_ERROR_HAS("'schema_version' must be an integer, got \"2\"");
+  // The version is checked before anything else: a v3 manifest with other
   // fields reports the version, not a missing field.
-  EXPECT_STATUS(loadText("{\"schema\": \"tqc.bundle\", \"schema_version\": 2}", &b),
+  EXPECT_STATUS(loadText("{\"schema\": \"tqc.bundle\", \"schema_version\": 3}", &b),
                 TQRT_UNSUPPORTED_VERSION);
 }
 
@@ -322,16 +385,30 @@ TEST(Manifest, MissingFields) {
       {"\"block_stride\": 15104, ", "", "missing field 'layout.block_stride' (a positive integer)"},
       {"\"head_dim\": 128, ", "", "missing field 'spec.head_dim' (an integer in [1, 4096])"},
       {"\"arch\": \"sm_90\", ", "", "missing field 'target.arch' (a string)"},
-      {"\"symbol\": \"tq_decode_bf16\",", "", "missing field 'kernels[1].symbol' (a string)"},
-      {"\"workspace\": {\"floats_per_batch_row\": 33280},", "", "missing field 'workspace' (an object)"},
+      {"\"symbol\": \"tq_decode_p0_bf16\",", "", "missing field 'kernels[1].symbol' (a string)"},
       {"\"grid\": [\"max_tokens\", \"1\", \"1\"],", "", "missing field 'kernels[0].grid'"},
-      {"\"splits\": 8, ", "", "missing field 'plan.splits'"},
+      {"\"plan\": null, ", "",
+       "missing field 'kernels[0].plan' (null for a store kernel, else an index into 'plans')"},
+      {"\"workspace_floats_per_batch_row\": 16640,", "",
+       "missing field 'plans[0].workspace_floats_per_batch_row' (a non-negative integer)"},
+      {"\"splits\": 4, ", "", "missing field 'plans[0].splits' (an integer in [1, 65535])"},
+      {"\"buckets\": [4, 8, 16], ", "",
+       "missing field 'plans[1].buckets' (a non-empty array of ascending positive integers)"},
+      {"\"stages\": 3, ", "", "missing field 'plans[1].stages'"},
+      {"\"decode\": {\"bf16\": \"decode_p0_bf16\"}, ", "", "missing field 'plans[0].decode'"},
+      {", \"combine\": null", "",
+       "missing field 'plans[1].combine' (an object from dtype to a kernel name, or null when splits is 1)"},
+      {"  \"plan_source\": \"defaults\",\n", "", "missing field 'plan_source' (a string)"},
   };
   for (const Case &c : cases) {
     EXPECT_STATUS(loadText(edit(text, c.from, c.to), &b), TQRT_BAD_BUNDLE);
     EXPECT_ERROR_HAS(c.message);
     EXPECT_ERROR_HAS("manifest.json (in memory)");
   }
+  std::string noPlans = text.substr(0, text.find("  \"plans\": [")) +
+                        text.substr(text.find("  \"plan_source\""));
+  EXPECT_STATUS(loadText(noPlans, &b), TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("missing field 'plans' (a non-empty array of plans)");
 }
 
 TEST(Manifest, WrongTypesNameFieldAndValue) {
@@ -364,6 +441,30 @@ TEST(Manifest, WrongTypesNameFieldAndValue) {
       {"\"dtype\": \"bf16\", \"symbol\": \"tq_store_bf16\"",
        "\"dtype\": \"f32\", \"symbol\": \"tq_store_bf16\"",
        "'kernels[0].dtype' must be \"bf16\" or \"fp16\", got \"f32\""},
+      {"\"plan_source\": \"defaults\"", "\"plan_source\": 3",
+       "'plan_source' must be a non-empty string, got 3"},
+      {"\"buckets\": [1, 2]", "\"buckets\": [1, 2.5]",
+       "'plans[0].buckets[1]' must be a positive integer, got 2.5"},
+      {"\"buckets\": [1, 2]", "\"buckets\": [0, 2]",
+       "'plans[0].buckets[0]' must be a positive integer, got 0"},
+      {"\"buckets\": [4, 8, 16]", "\"buckets\": []",
+       "'plans[1].buckets' must be a non-empty array of ascending positive integers, got an"},
+      {"\"buckets\": [4, 8, 16]", "\"buckets\": 4",
+       "'plans[1].buckets' must be a non-empty array of ascending positive integers, got 4"},
+      {"\"warps\": 8", "\"warps\": 64", "'plans[1].warps' must be an integer in [1, 32], got 64"},
+      {"\"stages\": 2", "\"stages\": 0", "'plans[0].stages' must be an integer in [1, 64], got 0"},
+      {"\"combine\": {\"bf16\": \"combine_p0_bf16\"}", "\"combine\": [\"combine_p0_bf16\"]",
+       "'plans[0].combine' must be an object from dtype (\"bf16\", \"f16\") to a kernel name"},
+      {"{\"bf16\": \"decode_p1_bf16\"}", "{\"bf16\": 1}",
+       "'plans[1].decode.bf16' must be a kernel name (a non-empty string), got 1"},
+      {"\"plan\": null, ", "\"plan\": 0, ",
+       "'kernels[0].plan' must be null for a store kernel, got 0"},
+      {"\"plan\": 1, ", "\"plan\": 2, ",
+       "'kernels[3].plan' must be an integer in [0, 1], got 2"},
+      {"\"plan\": 1, ", "\"plan\": null, ",
+       "'kernels[3].plan' must be an integer in [0, 1], got null"},
+      {"\"plan\": 1, ", "\"plan\": \"1\", ",
+       "'kernels[3].plan' must be an integer in [0, 1], got \"1\""},
   };
   for (const Case &c : cases) {
     EXPECT_STATUS(loadText(edit(text, c.from, c.to), &b), TQRT_BAD_BUNDLE);
@@ -384,17 +485,30 @@ TEST(Manifest, InconsistentFields) {
        "num_kv_heads) is 15104 / 128"},
       {"[\"num_blocks\", 8, 1888]", "[\"num_blocks\", 4, 1888]",
        "'layout.shape' disagrees with spec (num_kv_heads 8, block_size 16)"},
-      {"\"floats_per_batch_row\": 33280", "\"floats_per_batch_row\": 8448",
-       "'workspace.floats_per_batch_row' is 8448 but num_q_heads * splits * "
-       "(head_dim + 2) is 33280"},
+      {"\"workspace_floats_per_batch_row\": 16640",
+       "\"workspace_floats_per_batch_row\": 8448",
+       "'plans[0].workspace_floats_per_batch_row' is 8448 but num_q_heads * "
+       "splits * (head_dim + 2) is 32 * 4 * 130 = 16640"},
+      {"\"workspace_floats_per_batch_row\": 16640",
+       "\"workspace_floats_per_batch_row\": 0",
+       "'plans[0].workspace_floats_per_batch_row' is 0 but num_q_heads * "
+       "splits * (head_dim + 2) is 32 * 4 * 130 = 16640"},
+      {"\"workspace_floats_per_batch_row\": 0",
+       "\"workspace_floats_per_batch_row\": 100",
+       "'plans[1].workspace_floats_per_batch_row' is 100 but num_q_heads * "
+       "splits * (head_dim + 2) is 32 * 1 * 130 = 4160 (or 0 with one split)"},
       {"\"args_bytes\": 72", "\"args_bytes\": 80",
        "'kernels[0].args_bytes' is 80 but this runtime's tq_store_args "
        "(templates/tq/abi.h) is 72 bytes"},
       {"\"offset\": 1856", "\"offset\": 1860",
        "field 'value_zero' (layout.fields[4]) reaches byte 15108 of a "
        "15104-byte block"},
-      {"\"heads_per_cta\": 4", "\"heads_per_cta\": 5",
-       "'plan.heads_per_cta' (5) does not divide num_q_heads (32)"},
+      // 8 divides num_q_heads (32) but not the GQA ratio (4).
+      {"\"heads_per_cta\": 4", "\"heads_per_cta\": 8",
+       "'plans[0].heads_per_cta' (8) does not divide the GQA ratio "
+       "num_q_heads / num_kv_heads (4)"},
+      {"\"heads_per_cta\": 2", "\"heads_per_cta\": 3",
+       "'plans[1].heads_per_cta' (3) does not divide the GQA ratio"},
       {"\"gqa_ratio\": 4", "\"gqa_ratio\": 2",
        "'spec.gqa_ratio' is 2 but num_q_heads / num_kv_heads is 4"},
       {"\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"",
@@ -412,11 +526,11 @@ TEST(Manifest, InconsistentFields) {
 TEST(Manifest, GridFormulas) {
   tqrt_bundle *b = nullptr;
   std::string text = readFixture("manifest.json");
-  EXPECT_STATUS(loadText(edit(text, "[\"head_groups\", \"max_batch\", \"splits\"]",
-                              "[\"head_groups\", \"max_seq_len\", \"splits\"]"),
+  EXPECT_STATUS(loadText(edit(text, "32768, \"grid\": [\"head_groups\", \"max_batch\"",
+                              "32768, \"grid\": [\"head_groups\", \"max_seq_len\""),
                          &b),
                 TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'kernels[1].grid[1]': unknown name \"max_seq_len\" in "
+  EXPECT_ERROR_HAS("'kernels[3].grid[1]': unknown name \"max_seq_len\" in "
                    "\"max_seq_len\" (a grid extent may use max_batch, "
                    "max_tokens, num_q_heads, num_kv_heads, head_groups, "
                    "splits and integer literals; never a sequence length)");
@@ -435,36 +549,172 @@ TEST(Manifest, GridFormulas) {
                          &b),
                 TQRT_BAD_BUNDLE);
   EXPECT_ERROR_HAS("'kernels[0].grid[1]' must be a string such as");
+  // splits and head_groups are a plan's values: a store kernel has none.
+  for (const char *name : {"splits", "head_groups", "2*head_groups"}) {
+    EXPECT_STATUS(loadText(edit(text, "[\"max_tokens\", \"1\", \"1\"]",
+                                std::string("[\"max_tokens\", \"1\", \"") +
+                                    name + "\"]"),
+                           &b),
+                  TQRT_BAD_BUNDLE);
+    EXPECT_ERROR_HAS("'kernels[0].grid[2]' uses \"");
+    EXPECT_ERROR_HAS("\", a plan's value; a store kernel has no plan");
+  }
 }
 
-TEST(Manifest, KernelSets) {
+// Buckets: ascending within a plan, disjoint across plans, plans sorted by
+// their first bucket.
+TEST(Manifest, PlanBuckets) {
   tqrt_bundle *b = nullptr;
   std::string text = readFixture("manifest.json");
-  // splits > 1 needs combine.
-  std::string noCombine = edit(text, "\"kind\": \"combine\"", "\"kind\": \"extend\"");
-  EXPECT_STATUS(loadText(noCombine, &b), TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'kernels' has no combine kernel for bf16 (plan.splits is 8");
-  // splits == 1 must not have one.
-  std::string split1 = edit(text, "\"splits\": 8", "\"splits\": 1");
-  split1 = edit(split1, "\"floats_per_batch_row\": 33280", "\"floats_per_batch_row\": 4160");
-  EXPECT_STATUS(loadText(split1, &b), TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("has a combine kernel for bf16 but plan.splits is 1");
-  // Kinds a later runtime launches are skipped: split1 without combine loads.
+  struct Case {
+    const char *from, *to, *message;
+  } cases[] = {
+      // Unsorted within a plan.
+      {"[4, 8, 16]", "[4, 16, 8]",
+       ":40:25: 'plans[1].buckets' must be ascending: 'plans[1].buckets[2]' "
+       "(8) follows 16"},
+      {"[4, 8, 16]", "[4, 8, 8]",
+       "'plans[1].buckets' must be ascending: 'plans[1].buckets[2]' (8) "
+       "follows 8"},
+      // Overlapping across plans.
+      {"[1, 2]", "[1, 4]",
+       ":40:18: bucket 4 is in both plans[0] and plans[1]; the plans' "
+       "buckets must be disjoint"},
+      {"[4, 8, 16]", "[2, 8, 16]", "bucket 2 is in both plans[0] and plans[1]"},
+      // Plans out of order.
+      {"[1, 2]", "[32, 64]",
+       "'plans' must be sorted by their first bucket: plans[1] starts at 4, "
+       "after plans[0] at 32"},
+  };
+  for (const Case &c : cases) {
+    EXPECT_STATUS(loadText(edit(text, c.from, c.to), &b), TQRT_BAD_BUNDLE);
+    EXPECT_ERROR_HAS(c.message);
+  }
+  // No plan at all.
+  std::string none = text.substr(0, text.find("  \"plans\": [")) +
+                     "  \"plans\": [],\n" +
+                     text.substr(text.find("  \"plan_source\""));
+  EXPECT_STATUS(loadText(none, &b), TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("'plans' must be a non-empty array of plans");
+  // Interleaved buckets are disjoint and sorted by the first bucket: fine.
   Loaded l;
-  EXPECT_STATUS(loadText(edit(split1, "\"kind\": \"combine\"", "\"kind\": \"extend\""),
+  EXPECT_STATUS(loadText(edit(text, "[1, 2]", "[1, 32]"), &l.bundle), TQRT_OK);
+}
+
+// The kernels of every plan: decode per dtype, combine exactly when the plan
+// splits, named by the plan and pointing back at it through kernels[].plan.
+TEST(Manifest, PlanKernels) {
+  tqrt_bundle *b = nullptr;
+  const std::string text = readFixture("manifest.json");
+  // The fixture with one more kernel at the end of kernels[].
+  auto withKernel = [&](const std::string &kernel) {
+    return edit(text, "\"local_bytes\": 0}\n  ]",
+                "\"local_bytes\": 0},\n    " + kernel + "\n  ]");
+  };
+  const std::string storeF16 =
+      "{\"name\": \"store_f16\", \"kind\": \"store\", \"dtype\": \"f16\", "
+      "\"symbol\": \"tq_store_f16\", \"plan\": null, \"args\": \"tq_store_args\", "
+      "\"args_bytes\": 72, \"block\": [128, 1, 1], \"shared_bytes\": 0, "
+      "\"grid\": [\"max_tokens\", \"1\", \"1\"]}";
+  struct Case {
+    std::string manifest;
+    const char *message;
+  } cases[] = {
+      // A plan kernel that is missing from kernels[].
+      {edit(text, "\"name\": \"decode_p1_bf16\", \"kind\": \"decode\"",
+            "\"name\": \"decode_p1_bf16\", \"kind\": \"extend\""),
+       ":42:25: 'plans[1].decode.bf16' names \"decode_p1_bf16\", which is "
+       "not a decode kernel of plans[1] in 'kernels'"},
+      {edit(text, "\"kind\": \"combine\"", "\"kind\": \"extend\""),
+       "'plans[0].combine.bf16' names \"combine_p0_bf16\", which is not a "
+       "combine kernel of plans[0] in 'kernels'"},
+      // A plan without a decode kernel for a dtype the bundle stores.
+      {edit(edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{}"),
+            "\"name\": \"decode_p1_bf16\", \"kind\": \"decode\"",
+            "\"name\": \"decode_p1_bf16\", \"kind\": \"extend\""),
+       "manifest.json (in memory): 'plans[1].decode' has no bf16 kernel; "
+       "every plan needs a decode kernel (and with splits > 1 a combine "
+       "kernel) for each dtype the bundle stores"},
+      {edit(edit(text, "\"combine\": {\"bf16\": \"combine_p0_bf16\"}",
+                 "\"combine\": {}"),
+            "\"kind\": \"combine\"", "\"kind\": \"extend\""),
+       "'plans[0].combine' has no bf16 kernel"},
+      // A decode kernel its plan does not name.
+      {edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{}"),
+       ":58:5: 'kernels[3]' (decode_p1_bf16) is a decode kernel of plans[1] "
+       "for bf16, but 'plans[1].decode' has no bf16 entry"},
+      {edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{\"bf16\": \"decode_p0_bf16\"}"),
+       "'kernels[3]' (decode_p1_bf16) is a decode kernel of plans[1] for "
+       "bf16, but 'plans[1].decode.bf16' names \"decode_p0_bf16\""},
+      // kernels[].plan pointing at the wrong plan.
+      {edit(text, "\"plan\": 1, ", "\"plan\": 0, "),
+       "'kernels[3]' (decode_p1_bf16) is a decode kernel of plans[0] for "
+       "bf16, but 'plans[0].decode.bf16' names \"decode_p0_bf16\""},
+      // Combine with one split: in the plan, or as a kernel of that plan.
+      {edit(text, "\"combine\": null", "\"combine\": {\"bf16\": \"combine_p0_bf16\"}"),
+       ":42:55: 'plans[1].combine' must be null: splits is 1, so decode writes "
+       "the output itself and there is no combine kernel"},
+      {edit(edit(text, "\"splits\": 4", "\"splits\": 1"),
+            "\"workspace_floats_per_batch_row\": 16640",
+            "\"workspace_floats_per_batch_row\": 0"),
+       "'plans[0].combine' must be null: splits is 1"},
+      {edit(text, "\"plan\": 0, \"args\": \"tq_decode_args\", \"args_bytes\": 96, "
+                  "\"block\": [128, 1, 1],\n     \"shared_bytes\": 0",
+            "\"plan\": 1, \"args\": \"tq_decode_args\", \"args_bytes\": 96, "
+            "\"block\": [128, 1, 1],\n     \"shared_bytes\": 0"),
+       "'kernels[2]' (combine_p0_bf16) is a combine kernel of plans[1] for "
+       "bf16, but that plan has splits 1: decode writes the output itself "
+       "and 'plans[1].combine' is null"},
+      // No combine with several splits.
+      {edit(edit(text, "\"splits\": 1", "\"splits\": 2"),
+            "\"workspace_floats_per_batch_row\": 0",
+            "\"workspace_floats_per_batch_row\": 8320"),
+       "'plans[1].combine' is null but splits is 2 (decode writes partials "
+       "that a combine kernel reduces)"},
+      // Map keys.
+      {edit(text, "{\"bf16\": \"decode_p1_bf16\"}",
+            "{\"bf16\": \"decode_p1_bf16\", \"fp32\": \"decode_p1_fp32\"}"),
+       "'plans[1].decode.fp32': unknown dtype \"fp32\" (a plan's kernels are "
+       "keyed by \"bf16\" or \"f16\" / \"fp16\")"},
+      {edit(text, "{\"bf16\": \"decode_p1_bf16\"}",
+            "{\"bf16\": \"decode_p1_bf16\", \"f16\": \"a\", \"fp16\": \"b\"}"),
+       "'plans[1].decode' names two fp16 kernels ('f16' and 'fp16')"},
+      // Names are unique, store kernels one per dtype.
+      {edit(text, "\"name\": \"decode_p1_bf16\"", "\"name\": \"decode_p0_bf16\""),
+       "'kernels[3].name' \"decode_p0_bf16\" is also the name of kernels[1]; "
+       "kernel names must be unique"},
+      {withKernel(edit(editAll(storeF16, "f16", "bf16"), "\"name\": \"store_bf16\"",
+                       "\"name\": \"store2_bf16\"")),
+       "'kernels[4]' is a second store kernel for bf16 (the first is "
+       "'store_bf16')"},
+      // A missing store kernel.
+      {edit(text, "\"kind\": \"store\"", "\"kind\": \"extend\""),
+       "'kernels' has no store kernel for bf16 (the plans name bf16 kernels)"},
+      // An fp16 store kernel: every plan then needs fp16 decode kernels.
+      {withKernel(storeF16),
+       "'plans[0].decode' has no fp16 kernel"},
+  };
+  for (const Case &c : cases) {
+    EXPECT_STATUS(loadText(c.manifest, &b), TQRT_BAD_BUNDLE);
+    EXPECT_ERROR_HAS(c.message);
+    EXPECT_EQ(b, nullptr);
+  }
+
+  // Kinds a later runtime launches are skipped.
+  Loaded l;
+  EXPECT_STATUS(loadText(edit(text, "\"local_bytes\": 0}\n  ]",
+                              "\"local_bytes\": 0},\n    {\"name\": \"extend_bf16\", "
+                              "\"kind\": \"extend\"}\n  ]"),
                          &l.bundle),
                 TQRT_OK);
-  // A missing store kernel.
-  EXPECT_STATUS(loadText(edit(text, "\"kind\": \"store\"", "\"kind\": \"extend\""), &b),
-                TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'kernels' has no store kernel for bf16");
-  // Two decode kernels for one dtype.
-  EXPECT_STATUS(loadText(edit(text, "\"kind\": \"combine\"", "\"kind\": \"decode\""), &b),
-                TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'kernels[2]' is a second decode kernel for bf16 (the first "
-                   "is 'decode_bf16')");
-  // No kernels at all.
+  // No kernels at all: the plans' kernels are missing, or with empty
+  // plans, nothing is there.
   std::string none = text.substr(0, text.find("\"kernels\": [")) + "\"kernels\": []\n}\n";
+  EXPECT_STATUS(loadText(none, &b), TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("'kernels' has no store kernel for bf16");
+  none = edit(edit(edit(none, "{\"bf16\": \"decode_p0_bf16\"}", "{}"),
+                   "{\"bf16\": \"combine_p0_bf16\"}", "{}"),
+              "{\"bf16\": \"decode_p1_bf16\"}", "{}");
   EXPECT_STATUS(loadText(none, &b), TQRT_BAD_BUNDLE);
   EXPECT_ERROR_HAS("'kernels' has no store, decode or combine kernel");
 }
@@ -475,6 +725,7 @@ TEST(Manifest, Fp16Spellings) {
     Loaded l;
     std::string t = editAll(text, "\"dtype\": \"bf16\"",
                             std::string("\"dtype\": \"") + spelling + "\"");
+    t = editAll(t, "{\"bf16\": ", std::string("{\"") + spelling + "\": ");
     ASSERT_EQ(loadText(t, &l.bundle), TQRT_OK) << tqrt_last_error();
     tqrt_bundle_info info;
     ASSERT_EQ(tqrt_bundle_get_info(l.bundle, &info), TQRT_OK);
@@ -487,13 +738,18 @@ TEST(Manifest, Fp16Spellings) {
 TEST(Plan, GridsAndWorkspace) {
   Loaded l;
   ASSERT_EQ(tqrt_bundle_load_dir(TQRT_FIXTURES, &l.bundle), TQRT_OK);
-  ASSERT_EQ(tqrt_plan_create(l.bundle, 4, 96, &l.plan), TQRT_OK)
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 96, &l.plan), TQRT_OK)
       << tqrt_last_error();
   tqrt_plan_info info;
   ASSERT_EQ(tqrt_plan_get_info(l.plan, &info), TQRT_OK);
-  EXPECT_EQ(info.max_batch, 4);
+  EXPECT_EQ(info.max_batch, 2);
   EXPECT_EQ(info.max_tokens, 96);
-  EXPECT_EQ(info.workspace_bytes, 4u * 4 * kFloatsPerRow);
+  EXPECT_EQ(info.plan_index, 0);
+  EXPECT_EQ(info.splits, 4);
+  EXPECT_EQ(info.block_n, 64);
+  EXPECT_EQ(info.warps, 4);
+  EXPECT_EQ(info.heads_per_cta, 4);
+  EXPECT_EQ(info.workspace_bytes, 4u * 2 * kFloatsPerRow);
   EXPECT_EQ(info.bound, 0); // the driver is forced absent
   EXPECT_EQ(info.device, -1);
   EXPECT_EQ(info.compute_capability, 0);
@@ -509,13 +765,14 @@ TEST(Plan, GridsAndWorkspace) {
   ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
   EXPECT_EQ(d.grid[0], 8u); // head_groups = 32 / 4
-  EXPECT_EQ(d.grid[1], 4u); // max_batch
-  EXPECT_EQ(d.grid[2], 8u); // splits
+  EXPECT_EQ(d.grid[1], 2u); // max_batch
+  EXPECT_EQ(d.grid[2], 4u); // splits
+  EXPECT_EQ(d.block[0], 128u);
   EXPECT_EQ(d.static_shared_bytes, 16384u); // the manifest's shared_bytes
   EXPECT_EQ(d.dynamic_shared_bytes, 0u);     // not passed at launch
   ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
-  EXPECT_EQ(d.grid[0], 4u);
+  EXPECT_EQ(d.grid[0], 2u);
   EXPECT_EQ(d.grid[1], 32u);
   EXPECT_EQ(d.grid[2], 1u);
   EXPECT_STATUS(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_STORE, TQRT_DTYPE_FP16, &d),
@@ -523,6 +780,82 @@ TEST(Plan, GridsAndWorkspace) {
   EXPECT_STATUS(tqrt_plan_get_launch(l.plan, static_cast<tqrt_kernel_kind>(3),
                                      TQRT_DTYPE_BF16, &d),
                 TQRT_INVALID_ARGUMENT);
+
+  // A bucket of plans[1]: its kernel, grid names and (no) workspace.
+  tqrt_plan *big = nullptr;
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 8, 96, &big), TQRT_OK);
+  ASSERT_EQ(tqrt_plan_get_info(big, &info), TQRT_OK);
+  EXPECT_EQ(info.plan_index, 1);
+  EXPECT_EQ(info.splits, 1);
+  EXPECT_EQ(info.block_n, 128);
+  EXPECT_EQ(info.warps, 8);
+  EXPECT_EQ(info.heads_per_cta, 2);
+  EXPECT_EQ(info.workspace_bytes, 0u);
+  ASSERT_EQ(tqrt_plan_get_launch(big, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.grid[0], 16u); // head_groups = 32 / 2
+  EXPECT_EQ(d.grid[1], 8u);
+  EXPECT_EQ(d.grid[2], 1u);
+  EXPECT_EQ(d.block[0], 256u);
+  EXPECT_EQ(d.static_shared_bytes, 32768u);
+  ASSERT_EQ(tqrt_plan_get_launch(big, TQRT_KERNEL_STORE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.grid[0], 96u);
+  EXPECT_STATUS(tqrt_plan_get_launch(big, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
+                TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("the plan has no combine kernel (it uses plans[1], whose "
+                   "splits is 1: decode writes the output itself)");
+  tqrt_plan_destroy(big);
+}
+
+int planIndexFor(const tqrt_bundle *bundle, int32_t maxBatch) {
+  tqrt_plan *plan = nullptr;
+  tqrt_status s = tqrt_plan_create(bundle, maxBatch, 1, &plan);
+  EXPECT_EQ(s, TQRT_OK) << tqrt_last_error();
+  if (s != TQRT_OK)
+    return -1;
+  tqrt_plan_info info;
+  EXPECT_EQ(tqrt_plan_get_info(plan, &info), TQRT_OK);
+  tqrt_plan_destroy(plan);
+  return info.plan_index;
+}
+
+// The plan of the smallest bucket >= max_batch; the last plan above every
+// bucket.
+TEST(Plan, ChoosesThePlanOfTheBucket) {
+  Loaded l;
+  ASSERT_EQ(tqrt_bundle_load_dir(TQRT_FIXTURES, &l.bundle), TQRT_OK);
+  // Buckets [1, 2] -> plans[0], [4, 8, 16] -> plans[1].
+  EXPECT_EQ(planIndexFor(l.bundle, 1), 0);    // a bucket
+  EXPECT_EQ(planIndexFor(l.bundle, 2), 0);    // inside plans[0]
+  EXPECT_EQ(planIndexFor(l.bundle, 3), 1);    // between the plans: bucket 4
+  EXPECT_EQ(planIndexFor(l.bundle, 4), 1);
+  EXPECT_EQ(planIndexFor(l.bundle, 5), 1);    // between buckets of plans[1]
+  EXPECT_EQ(planIndexFor(l.bundle, 16), 1);   // the largest bucket
+  EXPECT_EQ(planIndexFor(l.bundle, 17), 1);   // above every bucket: the last
+  EXPECT_EQ(planIndexFor(l.bundle, 4096), 1);
+
+  // Below every bucket: the first plan.
+  Loaded below;
+  ASSERT_EQ(loadText(edit(readFixture("manifest.json"), "[1, 2]", "[2, 3]"),
+                     &below.bundle),
+            TQRT_OK) << tqrt_last_error();
+  EXPECT_EQ(planIndexFor(below.bundle, 1), 0);
+  EXPECT_EQ(planIndexFor(below.bundle, 3), 0);
+  EXPECT_EQ(planIndexFor(below.bundle, 4), 1);
+
+  // Interleaved buckets: [1, 32] and [4, 8, 16]. The smallest bucket >= B
+  // decides, and above all buckets it is the last plan, not the one holding
+  // the largest bucket.
+  Loaded inter;
+  ASSERT_EQ(loadText(edit(readFixture("manifest.json"), "[1, 2]", "[1, 32]"),
+                     &inter.bundle),
+            TQRT_OK) << tqrt_last_error();
+  EXPECT_EQ(planIndexFor(inter.bundle, 2), 1);  // bucket 4
+  EXPECT_EQ(planIndexFor(inter.bundle, 16), 1);
+  EXPECT_EQ(planIndexFor(inter.bundle, 17), 0); // bucket 32
+  EXPECT_EQ(planIndexFor(inter.bundle, 32), 0);
+  EXPECT_EQ(planIndexFor(inter.bundle, 33), 1); // above: the last plan
 }
 
 TEST(Plan, FormulaProducts) {
@@ -531,13 +864,13 @@ TEST(Plan, FormulaProducts) {
                           "[\"max_batch\", \"num_q_heads\", \"1\"]",
                           "[\"max_batch*2\", \"num_kv_heads * 4\", \"splits*head_groups\"]");
   ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
-  ASSERT_EQ(tqrt_plan_create(l.bundle, 3, 1, &l.plan), TQRT_OK);
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 1, &l.plan), TQRT_OK);
   tqrt_launch_dims d;
   ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
-  EXPECT_EQ(d.grid[0], 6u);
+  EXPECT_EQ(d.grid[0], 4u);
   EXPECT_EQ(d.grid[1], 32u);
-  EXPECT_EQ(d.grid[2], 64u);
+  EXPECT_EQ(d.grid[2], 32u); // plans[0]: splits 4 * head_groups 8
 }
 
 TEST(Plan, DynamicSharedMemory) {
@@ -575,27 +908,10 @@ TEST(Plan, Arguments) {
   EXPECT_STATUS(tqrt_plan_create(l.bundle, 1, 1, nullptr), TQRT_INVALID_ARGUMENT);
   // max_batch is decode's grid.y, limited to 65535 by CUDA.
   EXPECT_STATUS(tqrt_plan_create(l.bundle, 70000, 1, &p), TQRT_INVALID_ARGUMENT);
-  EXPECT_ERROR_HAS("kernel 'decode_bf16' grid[1] = \"max_batch\" exceeds 65535");
+  EXPECT_ERROR_HAS("kernel 'decode_p1_bf16' grid[1] = \"max_batch\" exceeds 65535");
   EXPECT_EQ(p, nullptr);
   tqrt_plan_info info;
   EXPECT_STATUS(tqrt_plan_get_info(nullptr, &info), TQRT_INVALID_ARGUMENT);
-}
-
-TEST(Plan, SingleSplitNeedsNoWorkspace) {
-  std::string text = readFixture("manifest.json");
-  text = edit(text, "\"splits\": 8", "\"splits\": 1");
-  text = edit(text, "\"floats_per_batch_row\": 33280", "\"floats_per_batch_row\": 0");
-  text = edit(text, "\"kind\": \"combine\"", "\"kind\": \"extend\"");
-  Loaded l;
-  ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
-  ASSERT_EQ(tqrt_plan_create(l.bundle, 8, 8, &l.plan), TQRT_OK);
-  tqrt_plan_info info;
-  ASSERT_EQ(tqrt_plan_get_info(l.plan, &info), TQRT_OK);
-  EXPECT_EQ(info.workspace_bytes, 0u);
-  tqrt_launch_dims d;
-  EXPECT_STATUS(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
-                TQRT_INVALID_ARGUMENT);
-  EXPECT_ERROR_HAS("no combine kernel (plan.splits is 1");
 }
 
 TEST(Plan, AmdBundleLoadsButIsNotLaunchedHere) {
@@ -643,10 +959,10 @@ struct DecodeArgs {
   const int32_t *seqLens = reinterpret_cast<const int32_t *>(gArena + 16384);
   void *out = gArena + 20480;
   int64_t outStrideBatch = kNumQ * kHeadDim, outStrideHead = kHeadDim;
-  int32_t batch = 3;
+  int32_t batch = 2;
   float scale = 0.0f;
   void *workspace = gArena + 32768;
-  uint64_t workspaceBytes = 4ull * 4 * kFloatsPerRow;
+  uint64_t workspaceBytes = 4ull * 2 * kFloatsPerRow;
   tqrt_status run(const tqrt_plan *plan) const {
     return tqrt_launch_decode(plan, dtype, query, queryStrideBatch,
                               queryStrideHead, cache, cacheBytes, blockTables,
@@ -660,7 +976,8 @@ class Launch : public ::testing::Test {
 protected:
   void SetUp() override {
     ASSERT_EQ(tqrt_bundle_load_dir(TQRT_FIXTURES, &l.bundle), TQRT_OK);
-    ASSERT_EQ(tqrt_plan_create(l.bundle, 4, 16, &l.plan), TQRT_OK);
+    // max_batch 2: plans[0], which splits (decode + combine, workspace).
+    ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 16, &l.plan), TQRT_OK);
   }
   Loaded l;
 };
@@ -680,7 +997,7 @@ TEST_F(Launch, ValidArgumentsReachTheDevice) {
   s.numTokens = 0;
   EXPECT_STATUS(s.run(l.plan), TQRT_NO_DEVICE);
   DecodeArgs d;
-  d.batch = 4;
+  d.batch = 2;
   EXPECT_STATUS(d.run(l.plan), TQRT_NO_DEVICE);
   d.batch = 0;
   EXPECT_STATUS(d.run(l.plan), TQRT_NO_DEVICE);
@@ -812,7 +1129,7 @@ TEST_F(Launch, Strides) {
   d.outStrideBatch = 2048; // 32 heads of 128 need 4096
   EXPECT_STATUS(d.run(l.plan), TQRT_SHAPE_MISMATCH);
   EXPECT_ERROR_HAS("out strides (batch 2048, head 128 elements) make the head "
-                   "vectors of a [3, 32, 128] (batch, head, head_dim) tensor");
+                   "vectors of a [2, 32, 128] (batch, head, head_dim) tensor");
   d = DecodeArgs();
   d.outStrideHead = 0;
   EXPECT_STATUS(d.run(l.plan), TQRT_INVALID_ARGUMENT);
@@ -843,9 +1160,9 @@ TEST_F(Launch, AbovePlan) {
   s.numTokens = -1;
   EXPECT_STATUS(s.run(l.plan), TQRT_INVALID_ARGUMENT);
   DecodeArgs d;
-  d.batch = 5;
+  d.batch = 3;
   EXPECT_STATUS(d.run(l.plan), TQRT_EXCEEDS_PLAN);
-  EXPECT_ERROR_HAS("batch 5 is above the plan's max_batch 4");
+  EXPECT_ERROR_HAS("batch 3 is above the plan's max_batch 2");
   d.batch = -2;
   EXPECT_STATUS(d.run(l.plan), TQRT_INVALID_ARGUMENT);
 }
@@ -854,8 +1171,8 @@ TEST_F(Launch, WorkspaceTooSmall) {
   DecodeArgs d;
   d.workspaceBytes -= 4;
   EXPECT_STATUS(d.run(l.plan), TQRT_WORKSPACE_TOO_SMALL);
-  EXPECT_ERROR_HAS("workspace_bytes 532476 is below the plan's 532480 "
-                   "(4 * max_batch 4 * 33280 floats per row)");
+  EXPECT_ERROR_HAS("workspace_bytes 133116 is below the plan's 133120 "
+                   "(4 * max_batch 2 * 16640 floats per row of plans[0])");
   d.workspaceBytes = 0;
   EXPECT_STATUS(d.run(l.plan), TQRT_WORKSPACE_TOO_SMALL);
   // More than enough is fine.
@@ -864,17 +1181,20 @@ TEST_F(Launch, WorkspaceTooSmall) {
 }
 
 TEST_F(Launch, SingleSplitIgnoresWorkspace) {
-  std::string text = readFixture("manifest.json");
-  text = edit(text, "\"splits\": 8", "\"splits\": 1");
-  text = edit(text, "\"floats_per_batch_row\": 33280", "\"floats_per_batch_row\": 4160");
-  text = edit(text, "\"kind\": \"combine\"", "\"kind\": \"extend\"");
-  Loaded s1;
-  ASSERT_EQ(loadText(text, &s1.bundle), TQRT_OK) << tqrt_last_error();
-  ASSERT_EQ(tqrt_plan_create(s1.bundle, 4, 16, &s1.plan), TQRT_OK);
+  // max_batch 4: plans[1], one split, no workspace.
+  tqrt_plan *plan = nullptr;
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 4, 16, &plan), TQRT_OK);
   DecodeArgs d;
   d.workspace = nullptr;
   d.workspaceBytes = 0;
-  EXPECT_STATUS(d.run(s1.plan), TQRT_NO_DEVICE);
+  EXPECT_STATUS(d.run(plan), TQRT_NO_DEVICE);
+  d.batch = 4;
+  EXPECT_STATUS(d.run(plan), TQRT_NO_DEVICE);
+  // The same call on the splitting plan needs the workspace.
+  d.batch = 2;
+  EXPECT_STATUS(d.run(l.plan), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("workspace is null");
+  tqrt_plan_destroy(plan);
 }
 
 TEST_F(Launch, Dtypes) {

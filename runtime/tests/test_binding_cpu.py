@@ -1,10 +1,11 @@
 """The Python binding without torch or a GPU (label unit).
 
 Run by ctest with PYTHONPATH at the build's copy of tqrt.py, TQRT_LIBRARY at
-libtqrt.so, TQRT_LIBCUDA at a missing file (no driver) and TQRT_FIXTURES at
-tests/fixtures. Covers: import without torch, loading from a directory and
-from bytes, the layout, plans, and runtime errors raised as TqrtError with
-the runtime's status and message.
+libtqrt.so, TQRT_LIBCUDA at a missing file (no driver), TQRT_FIXTURES at
+tests/fixtures and TQRT_MOCK_MANIFEST at tests/gpu/mock_manifest.json.
+Covers: import without torch, loading from a directory and from bytes, the
+layout, the bundle's decode plans and the plan a bucket gets, and runtime
+errors raised as TqrtError with the runtime's status and message.
 """
 import os
 import sys
@@ -16,6 +17,7 @@ sys.modules["torch"] = None
 import tqrt  # noqa: E402
 
 FIXTURES = os.environ["TQRT_FIXTURES"]
+MOCK_MANIFEST = os.environ.get("TQRT_MOCK_MANIFEST")
 
 
 def read(name, mode="rb"):
@@ -30,8 +32,8 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(b.preset, "k3v4")
         self.assertEqual((b.head_dim, b.num_q_heads, b.num_kv_heads, b.block_size),
                          (128, 32, 8, 16))
-        self.assertEqual(b.splits, 8)
         self.assertEqual(b.dtypes, ("bf16",))
+        self.assertEqual(b.plan_source, "defaults")
         self.assertAlmostEqual(b.softmax_scale, 0.08838834764831845, places=7)
         self.assertEqual(b.layout["shape"], (-1, 8, 1888))
         self.assertEqual(b.layout["bytes_per_token_head"], 118)
@@ -41,6 +43,49 @@ class BindingTest(unittest.TestCase):
                                        "offset": 1792, "token_stride": 2})
         self.assertEqual(b.cache_shape(10), (10, 8, 1888))
         self.assertEqual(b.cache_bytes(10), 151040)
+
+    def test_plans(self):
+        b = tqrt.Bundle.from_dir(FIXTURES)
+        self.assertEqual(len(b.plans), 2)
+        p0, p1 = b.plans
+        self.assertIsInstance(p0, tqrt.PlanDesc)
+        self.assertEqual(p0, tqrt.PlanDesc(
+            index=0, buckets=(1, 2), block_n=64, splits=4, warps=4, heads_per_cta=4,
+            stages=2, workspace_floats_per_batch_row=32 * 4 * 130))
+        self.assertEqual(p1, tqrt.PlanDesc(
+            index=1, buckets=(4, 8, 16), block_n=128, splits=1, warps=8, heads_per_cta=2,
+            stages=3, workspace_floats_per_batch_row=0))
+        # Below, inside, between and above the buckets.
+        for max_batch, index in ((1, 0), (2, 0), (3, 1), (4, 1), (5, 1), (16, 1),
+                                 (17, 1), (1000, 1)):
+            with self.subTest(max_batch=max_batch):
+                p = b.plan(max_batch=max_batch, max_tokens=8)
+                self.assertEqual(p.plan_index, index)
+                desc = b.plans[index]
+                self.assertEqual((p.splits, p.block_n, p.warps, p.heads_per_cta),
+                                 (desc.splits, desc.block_n, desc.warps, desc.heads_per_cta))
+                self.assertEqual(p.workspace_bytes,
+                                 4 * max_batch * desc.workspace_floats_per_batch_row)
+        text = read("manifest.json", "r").replace("[1, 2]", "[2, 3]")
+        self.assertEqual(tqrt.Bundle.from_bytes(text, read("kernels.cubin"))
+                         .plan(max_batch=1, max_tokens=1).plan_index, 0)
+
+    def test_mock_manifest(self):
+        # The GPU tests' mock bundle: checked here, where the GPU tests skip.
+        if not MOCK_MANIFEST:
+            self.skipTest("TQRT_MOCK_MANIFEST is not set")
+        with open(MOCK_MANIFEST) as f:
+            b = tqrt.Bundle.from_bytes(f.read(), read("kernels.cubin"), read("kernels.ptx"))
+        self.assertEqual(b.dtypes, ("bf16", "fp16"))
+        self.assertEqual([(p.buckets, p.splits, p.heads_per_cta) for p in b.plans],
+                         [((1, 2), 4, 2), ((4, 8, 16), 1, 4)])
+        p = b.plan(max_batch=2, max_tokens=8)
+        self.assertEqual(p.launch_dims("decode", "fp16")["grid"], (4, 2, 4))
+        self.assertEqual(p.launch_dims("combine", "bf16")["grid"], (2, 8, 1))
+        self.assertEqual(p.workspace_bytes, 4 * 2 * 2112)
+        p = b.plan(max_batch=3, max_tokens=8)
+        self.assertEqual(p.launch_dims("decode", "bf16")["grid"], (2, 3, 1))
+        self.assertEqual(p.workspace_bytes, 0)
 
     def test_load_bytes(self):
         b = tqrt.Bundle.from_bytes(read("manifest.json", "r"), read("kernels.cubin"),
@@ -52,16 +97,24 @@ class BindingTest(unittest.TestCase):
 
     def test_plan_without_device(self):
         b = tqrt.Bundle.from_dir(FIXTURES)
-        p = b.plan(max_batch=4, max_tokens=96)
+        p = b.plan(max_batch=2, max_tokens=96)
         self.assertFalse(p.bound)
         self.assertEqual(p.module_source, "none")
-        self.assertEqual(p.workspace_bytes, 4 * 4 * 33280)
-        self.assertEqual(p.launch_dims("decode")["grid"], (8, 4, 8))
+        self.assertEqual((p.plan_index, p.splits), (0, 4))
+        self.assertEqual(p.workspace_bytes, 4 * 2 * 16640)
+        self.assertEqual(p.launch_dims("decode")["grid"], (8, 2, 4))
         self.assertEqual(p.launch_dims("store")["grid"], (96, 1, 1))
         self.assertEqual(p.launch_dims("combine")["block"], (128, 1, 1))
         with self.assertRaises(tqrt.TqrtError) as e:
             p.launch_dims("store", "fp16")
         self.assertEqual(e.exception.status, tqrt.Status.UNSUPPORTED_DTYPE)
+        # One split: no combine kernel to ask about.
+        p1 = b.plan(max_batch=8, max_tokens=96)
+        self.assertEqual(p1.launch_dims("decode")["grid"], (16, 8, 1))
+        with self.assertRaises(tqrt.TqrtError) as e:
+            p1.launch_dims("combine")
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("whose splits is 1", e.exception.message)
         del b  # the plan keeps the bundle alive
         self.assertEqual(p.launch_dims("store")["grid"], (96, 1, 1))
 
@@ -71,11 +124,18 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(e.exception.status, tqrt.Status.BAD_BUNDLE)
         self.assertIn("cannot read '/nonexistent/bundle/manifest.json'", str(e.exception))
 
-        text = read("manifest.json", "r").replace('"schema_version": 1', '"schema_version": 3')
+        # A schema-1 bundle (one plan, before per-bucket plans).
+        with self.assertRaises(tqrt.TqrtError) as e:
+            tqrt.Bundle.from_bytes(read("manifest_v1.json"), read("kernels.cubin"))
+        self.assertEqual(e.exception.status, tqrt.Status.UNSUPPORTED_VERSION)
+        self.assertIn("schema_version 1 is not supported (this runtime reads "
+                      "schema_version 2)", e.exception.message)
+
+        text = read("manifest.json", "r").replace("[4, 8, 16]", "[2, 8, 16]")
         with self.assertRaises(tqrt.TqrtError) as e:
             tqrt.Bundle.from_bytes(text, read("kernels.cubin"))
-        self.assertEqual(e.exception.status, tqrt.Status.UNSUPPORTED_VERSION)
-        self.assertIn("schema_version 3 is not supported", e.exception.message)
+        self.assertEqual(e.exception.status, tqrt.Status.BAD_BUNDLE)
+        self.assertIn("bucket 2 is in both plans[0] and plans[1]", e.exception.message)
 
         text = read("manifest.json", "r").replace('"splits"]', '"seq_len"]')
         with self.assertRaises(tqrt.TqrtError) as e:

@@ -4,10 +4,13 @@
  *   1. loads a bundle (a directory written by `tqc -o DIR`, or the bytes of
  *      the generated `tqc_bundle.h`) and validates its manifest;
  *   2. reports the cache layout, so the engine can allocate the cache;
- *   3. plans a fixed grid for a batch bucket (max_batch, max_tokens): the
- *      grid of every kernel and the workspace size depend on nothing else,
- *      so a launch can be captured once in a CUDA graph and replayed while
- *      sequence lengths grow (docs/MANIFEST.md, DESIGN.md "Fixed-grid rule");
+ *   3. plans a fixed grid for a batch bucket (max_batch, max_tokens): it
+ *      takes the bundle's decode launch plan for that bucket (a bundle
+ *      carries several: many KV splits for small batches, few for large
+ *      ones), and the grid of every kernel and the workspace size depend on
+ *      nothing else, so a launch can be captured once in a CUDA graph and
+ *      replayed while sequence lengths grow (docs/MANIFEST.md, DESIGN.md
+ *      "Fixed-grid rule");
  *   4. launches store and decode (decode launches its combine kernel itself
  *      when the plan splits the KV sequence) on the caller's stream with the
  *      caller's device pointers.
@@ -50,7 +53,7 @@ extern "C" {
 
 /* The manifest schema and kernel ABI this runtime implements. */
 #define TQRT_SCHEMA "tqc.bundle"
-#define TQRT_SCHEMA_VERSION 1
+#define TQRT_SCHEMA_VERSION 2
 #define TQRT_VERSION_STRING "0.1.0"
 
 typedef enum tqrt_status {
@@ -119,22 +122,22 @@ TQRT_API tqrt_status tqrt_bundle_load_memory(const void *manifest,
 TQRT_API void tqrt_bundle_destroy(tqrt_bundle *bundle);
 
 /* What the manifest says about the compile. Strings live as long as the
- * bundle. */
+ * bundle. The decode launch configuration is per plan: num_plans, then
+ * tqrt_bundle_get_plan. */
 typedef struct tqrt_bundle_info {
-  const char *arch;      /* "sm_90" */
-  const char *vendor;    /* "nvidia" */
-  const char *preset;    /* "k3v4" ("" when the manifest has none) */
-  const char *generator; /* "tqc 0.1.0" ("" when the manifest has none) */
+  const char *arch;        /* "sm_90" */
+  const char *vendor;      /* "nvidia" */
+  const char *preset;      /* "k3v4" ("" when the manifest has none) */
+  const char *generator;   /* "tqc 0.1.0" ("" when the manifest has none) */
+  const char *plan_source; /* how the plans were chosen: "defaults",
+                              "options" or a tuning database */
   int32_t schema_version;
   int32_t abi_version;
   int32_t head_dim;
   int32_t num_q_heads;
   int32_t num_kv_heads;
   int32_t block_size;    /* tokens per cache block */
-  int32_t splits;        /* KV splits of decode; 1: no combine kernel */
-  int32_t heads_per_cta;
-  int32_t block_n;
-  int32_t warps;
+  int32_t num_plans;     /* decode launch plans (>= 1) */
   uint32_t dtypes;       /* bit (1u << tqrt_dtype) set per dtype present */
   float softmax_scale;   /* the manifest's default decode scale */
   int32_t has_image;     /* 1 when a cubin was given */
@@ -143,6 +146,31 @@ typedef struct tqrt_bundle_info {
 
 TQRT_API tqrt_status tqrt_bundle_get_info(const tqrt_bundle *bundle,
                                           tqrt_bundle_info *info);
+
+/* Decode launch plan `index` (0 .. num_plans-1) of the bundle. Each plan
+ * serves a list of batch buckets (max_batch values); the plans are sorted by
+ * their first bucket and their buckets are disjoint. tqrt_plan_create takes
+ * the plan holding the smallest bucket >= max_batch, or the last plan when
+ * max_batch is above every bucket; every plan is correct for every batch,
+ * buckets only choose speed. An engine that captures one CUDA graph per
+ * bucket creates one tqrt_plan per entry of `buckets`. */
+typedef struct tqrt_plan_desc {
+  const int32_t *buckets; /* ascending max_batch values; valid for the
+                             bundle's life */
+  int32_t num_buckets;    /* >= 1 */
+  int32_t block_n;        /* KV tokens per tile */
+  int32_t splits;         /* KV splits of decode; 1: no combine kernel */
+  int32_t warps;          /* warps per decode CTA */
+  int32_t heads_per_cta;  /* query heads per decode CTA (divides the GQA
+                             ratio); head_groups = num_q_heads / this */
+  int32_t stages;         /* pipeline stages of the decode kernel */
+  int64_t workspace_floats_per_batch_row; /* num_q_heads * splits *
+                             (head_dim + 2); 0 when splits == 1 */
+} tqrt_plan_desc;
+
+TQRT_API tqrt_status tqrt_bundle_get_plan(const tqrt_bundle *bundle,
+                                          int32_t index,
+                                          tqrt_plan_desc *plan);
 
 /* The cache tensor an engine allocates: a `dtype` ("uint8") tensor of
  * `rank` dimensions whose first is the engine's choice of num_blocks. */
@@ -190,7 +218,10 @@ TQRT_API tqrt_status tqrt_cache_bytes(const tqrt_bundle *bundle,
 
 /* Plans the fixed grids of every kernel for a bucket of at most max_batch
  * decode rows and max_tokens stored tokens per launch, and the workspace
- * decode needs (0 when splits == 1).
+ * decode needs (0 when splits == 1). The decode and combine kernels, their
+ * grids (the names `splits` and `head_groups`) and the workspace come from
+ * the bundle's plan for max_batch (tqrt_plan_desc says which);
+ * tqrt_plan_info.plan_index reports it.
  *
  * Setup work happens here, never in a launch: when a CUDA device is present
  * the bundle's kernels are loaded into the *current* context (once per
@@ -213,6 +244,11 @@ typedef struct tqrt_plan_info {
   uint64_t workspace_bytes; /* decode's workspace; 0 when splits == 1 */
   int32_t max_batch;
   int32_t max_tokens;
+  int32_t plan_index;       /* the bundle's plan used (tqrt_bundle_get_plan) */
+  int32_t splits;           /* that plan's KV splits; 1: no combine launch */
+  int32_t block_n;          /* ... its block_n, warps and heads_per_cta */
+  int32_t warps;
+  int32_t heads_per_cta;
   int32_t bound;            /* 1: kernels loaded into a context */
   int32_t device;           /* the context's device ordinal, -1 unbound */
   int32_t compute_capability; /* e.g. 90; 0 unbound */
@@ -224,7 +260,8 @@ TQRT_API tqrt_status tqrt_plan_get_info(const tqrt_plan *plan,
 
 /* The launch configuration the plan uses for one kernel. Returns
  * TQRT_UNSUPPORTED_DTYPE when the bundle has no kernels for `dtype`, and
- * TQRT_INVALID_ARGUMENT for COMBINE when splits == 1 (there is none). */
+ * TQRT_INVALID_ARGUMENT for COMBINE when the plan's splits == 1 (there is
+ * none). */
 typedef struct tqrt_launch_dims {
   uint32_t grid[3];
   uint32_t block[3];
@@ -270,8 +307,8 @@ TQRT_API tqrt_status tqrt_launch_store(
  * [batch] int32 (read on the device; 0 gives a zero row). batch <=
  * max_batch. scale: the softmax scale; 0 means the manifest's
  * softmax_scale. workspace: at least the plan's workspace_bytes (may be null
- * with 0 bytes when that is 0). With splits > 1 this enqueues decode then
- * combine. */
+ * with 0 bytes when that is 0). When the plan's splits > 1 this enqueues
+ * decode then combine. */
 TQRT_API tqrt_status tqrt_launch_decode(
     const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
     int64_t query_stride_batch, int64_t query_stride_head, const void *cache,

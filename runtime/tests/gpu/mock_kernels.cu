@@ -9,8 +9,11 @@
 //
 // Geometry (must match mock_manifest.json): head_dim 64, 8 query heads,
 // 2 KV heads, block_size 16, native layout with a key plane then a value
-// plane per (block, head) region. splits and heads_per_cta come from the
-// grid (gridDim.z, num_q_heads / gridDim.x); combine assumes kSplits.
+// plane per (block, head) region. Two decode plans, as tqc emits them (one
+// kernel per plan and dtype, tq_decode_p<plan>_<dtype>): plans[0] splits the
+// KV sequence 4 ways (decode + combine), plans[1] does not (decode only).
+// Decode takes splits and heads_per_cta from its grid (gridDim.z,
+// num_q_heads / gridDim.x); combine has its plan's splits compiled in.
 #include "tq/abi.h"
 
 #include <cuda_bf16.h>
@@ -19,7 +22,6 @@
 namespace {
 
 constexpr int kHeadDim = 64, kNumQ = 8, kNumKV = 2, kBlockSize = 16;
-constexpr int kSplits = 4;
 constexpr long long kTokenStride = kHeadDim * 2;              // bytes
 constexpr long long kValueOffset = kBlockSize * kTokenStride; // value plane
 constexpr long long kHeadStride = 2 * kValueOffset;
@@ -103,7 +105,8 @@ template <typename T> __device__ void decode(const tq_decode_args &a) {
   ml[1] = l;
 }
 
-template <typename T> __device__ void combine(const tq_decode_args &a) {
+template <typename T, int kSplits>
+__device__ void combine(const tq_decode_args &a) {
   const int b = blockIdx.x, h = blockIdx.y, d = threadIdx.x;
   if (b >= a.batch || d >= kHeadDim)
     return;
@@ -126,8 +129,12 @@ template <typename T> __device__ void combine(const tq_decode_args &a) {
 } // namespace
 
 extern "C" __global__ void tq_store_bf16(const tq_store_args a) { store<__nv_bfloat16>(a); }
-extern "C" __global__ void tq_decode_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
-extern "C" __global__ void tq_combine_bf16(const tq_decode_args a) { combine<__nv_bfloat16>(a); }
 extern "C" __global__ void tq_store_f16(const tq_store_args a) { store<__half>(a); }
-extern "C" __global__ void tq_decode_f16(const tq_decode_args a) { decode<__half>(a); }
-extern "C" __global__ void tq_combine_f16(const tq_decode_args a) { combine<__half>(a); }
+// plans[0]: 4 splits.
+extern "C" __global__ void tq_decode_p0_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_combine_p0_bf16(const tq_decode_args a) { combine<__nv_bfloat16, 4>(a); }
+extern "C" __global__ void tq_decode_p0_f16(const tq_decode_args a) { decode<__half>(a); }
+extern "C" __global__ void tq_combine_p0_f16(const tq_decode_args a) { combine<__half, 4>(a); }
+// plans[1]: one split.
+extern "C" __global__ void tq_decode_p1_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_decode_p1_f16(const tq_decode_args a) { decode<__half>(a); }
