@@ -4,9 +4,11 @@ The mock kernels (mock_kernels.cu) store K/V uncompressed and compute plain
 split-KV attention, so the outputs are compared with a float64 reference.
 This checks what the runtime does on a device: module loading (cubin, PTX
 fallback, arch refusal), the arguments the kernels receive (pointers,
-strides, batch, max_batch, scale, workspace, grids), both dtypes, decode +
-combine and the single-split path, the caller's stream, and capture and
-replay in a CUDA graph while sequence lengths change.
+strides, batch, max_batch, scale, workspace, grids), both dtypes, both of
+the mock's decode plans (buckets [1, 2]: 4 splits, decode + combine;
+buckets [4, 8, 16]: one split, decode only) and the choice between them,
+the caller's stream, and capture and replay in a CUDA graph while sequence
+lengths change.
 
 Exit code 77 (ctest's skip) with a message when torch or a GPU is missing.
 Environment: TQRT_LIBRARY, TQRT_MOCK_BUNDLE (the build's mock_bundle dir).
@@ -105,47 +107,64 @@ class GpuTest(unittest.TestCase):
         torch.testing.assert_close(out.double(), ref, atol=tol, rtol=tol)
 
     def test_cubin_is_used(self):
-        plan = self.bundle.plan(max_batch=4, max_tokens=64)
+        plan = self.bundle.plan(max_batch=2, max_tokens=64)
         self.assertTrue(plan.bound)
         self.assertEqual(plan.module_source, "cubin")
         self.assertEqual(plan.compute_capability // 10 * 10, 90)
-        self.assertEqual(plan.workspace_bytes, 4 * 4 * 2112)
+        self.assertEqual((plan.plan_index, plan.splits), (0, 4))
+        self.assertEqual(plan.workspace_bytes, 4 * 2 * 2112)
 
-    def test_decode_both_dtypes(self):
-        for dtype in (torch.bfloat16, torch.float16):
-            with self.subTest(dtype=dtype):
-                plan = self.bundle.plan(max_batch=6, max_tokens=40)
-                lens = [37, 1, 0, 100, 16, 5]
-                paged = Paged(self.bundle, plan, lens, dtype, seed=1)
-                q = torch.randn(len(lens), NQ, D, device="cuda").to(dtype)
-                ws = plan.allocate_workspace()
-                out = plan.decode(q, paged.cache, paged.tables, paged.seq_lens, workspace=ws)
-                torch.cuda.synchronize()
-                ref = reference(q, paged.k, paged.v, self.bundle.softmax_scale)
-                self.check(out, ref, dtype)
-                self.assertEqual(out[2].abs().max().item(), 0.0)  # empty sequence
+    def test_plans(self):
+        self.assertEqual([(p.buckets, p.splits, p.heads_per_cta) for p in self.bundle.plans],
+                         [((1, 2), 4, 2), ((4, 8, 16), 1, 4)])
+        for max_batch, index in ((1, 0), (2, 0), (3, 1), (16, 1), (20, 1)):
+            with self.subTest(max_batch=max_batch):
+                plan = self.bundle.plan(max_batch=max_batch, max_tokens=8)
+                self.assertEqual(plan.plan_index, index)
+                self.assertEqual(plan.launch_dims("decode")["grid"],
+                                 (NQ // plan.heads_per_cta, max_batch, plan.splits))
+
+    def test_decode_both_dtypes_both_plans(self):
+        # max_batch 2: plans[0] (4 splits + combine); 6: plans[1] (one split).
+        for max_batch, lens in ((2, [37, 0]), (6, [37, 1, 0, 100, 16, 5])):
+            for dtype in (torch.bfloat16, torch.float16):
+                with self.subTest(max_batch=max_batch, dtype=dtype):
+                    plan = self.bundle.plan(max_batch=max_batch, max_tokens=40)
+                    self.assertEqual(plan.splits, 4 if max_batch <= 2 else 1)
+                    paged = Paged(self.bundle, plan, lens, dtype, seed=1)
+                    q = torch.randn(len(lens), NQ, D, device="cuda").to(dtype)
+                    ws = plan.allocate_workspace()
+                    out = plan.decode(q, paged.cache, paged.tables, paged.seq_lens,
+                                      workspace=ws)
+                    torch.cuda.synchronize()
+                    ref = reference(q, paged.k, paged.v, self.bundle.softmax_scale)
+                    self.check(out, ref, dtype)
+                    empty = lens.index(0)
+                    self.assertEqual(out[empty].abs().max().item(), 0.0)
 
     def test_strides_scale_and_partial_batch(self):
         dtype = torch.bfloat16
-        plan = self.bundle.plan(max_batch=8, max_tokens=128)
-        lens = [20, 50, 3]
-        paged = Paged(self.bundle, plan, lens, dtype, seed=2)
-        # Query and out as views with padded strides; batch below max_batch.
-        qbig = torch.randn(3, NQ + 4, D + 16, device="cuda").to(dtype)
-        q = qbig[:, 2:2 + NQ, :D]
-        obig = torch.full((3, NQ * 2, D + 8), 7.0, dtype=dtype, device="cuda")
-        out = obig[:, ::2, :D]
-        plan.decode(q, paged.cache, paged.tables, paged.seq_lens, out=out,
-                    workspace=plan.allocate_workspace(), scale=0.3)
-        torch.cuda.synchronize()
-        self.check(out, reference(q, paged.k, paged.v, 0.3), dtype)
-        self.assertTrue(torch.all(obig[:, 1::2] == 7.0))  # untouched rows
+        # Batch below max_batch, on each plan: 1 of 2 rows, 3 of 8.
+        for max_batch, lens in ((2, [50]), (8, [20, 50, 3])):
+            with self.subTest(max_batch=max_batch):
+                plan = self.bundle.plan(max_batch=max_batch, max_tokens=128)
+                n = len(lens)
+                paged = Paged(self.bundle, plan, lens, dtype, seed=2)
+                # Query and out as views with padded strides.
+                qbig = torch.randn(n, NQ + 4, D + 16, device="cuda").to(dtype)
+                q = qbig[:, 2:2 + NQ, :D]
+                obig = torch.full((n, NQ * 2, D + 8), 7.0, dtype=dtype, device="cuda")
+                out = obig[:, ::2, :D]
+                plan.decode(q, paged.cache, paged.tables, paged.seq_lens, out=out,
+                            workspace=plan.allocate_workspace(), scale=0.3)
+                torch.cuda.synchronize()
+                self.check(out, reference(q, paged.k, paged.v, 0.3), dtype)
+                self.assertTrue(torch.all(obig[:, 1::2] == 7.0))  # untouched rows
 
     def test_single_split_needs_no_workspace(self):
-        m = manifest(plan__splits=1, workspace__floats_per_batch_row=0)
-        m["kernels"] = [k for k in m["kernels"] if k["kind"] != "combine"]
-        b = tqrt.Bundle.from_bytes(json.dumps(m), read("kernels.cubin"), read("kernels.ptx"))
-        plan = b.plan(max_batch=3, max_tokens=64)
+        b = self.bundle
+        plan = b.plan(max_batch=3, max_tokens=64)  # bucket 4: plans[1]
+        self.assertEqual((plan.plan_index, plan.splits), (1, 1))
         self.assertEqual(plan.workspace_bytes, 0)
         self.assertIsNone(plan.allocate_workspace())
         lens = [33, 64, 0]
@@ -243,29 +262,34 @@ class GpuTest(unittest.TestCase):
         self.assertEqual(region[5].abs().max().item(), 0.0)
 
     def test_graph_capture_and_replay(self):
-        # One captured decode step replays while lengths grow: the grid, the
-        # arguments and the workspace do not depend on sequence lengths.
+        # One captured decode step per bucket replays while lengths grow: the
+        # grid, the arguments and the workspace do not depend on sequence
+        # lengths. Bucket 2 captures decode + combine, bucket 4 decode alone.
         dtype = torch.bfloat16
-        plan = self.bundle.plan(max_batch=4, max_tokens=256)
-        lens = [200, 90, 0, 31]
-        paged = Paged(self.bundle, plan, lens, dtype, seed=6)
-        q = torch.randn(4, NQ, D, device="cuda").to(dtype)
-        out = torch.empty_like(q)
-        ws = plan.allocate_workspace()
-        seq_lens = torch.zeros(4, dtype=torch.int32, device="cuda")
-        plan.decode(q, paged.cache, paged.tables, seq_lens, out=out, workspace=ws)  # warm-up
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            plan.decode(q, paged.cache, paged.tables, seq_lens, out=out, workspace=ws)
-        for step in (1, 17, 64, 200):
-            cur = [min(step, n) for n in lens]
-            seq_lens.copy_(torch.tensor(cur, dtype=torch.int32))
-            graph.replay()
-            torch.cuda.synchronize()
-            ref = reference(q, [k[:n] for k, n in zip(paged.k, cur)],
-                            [v[:n] for v, n in zip(paged.v, cur)], self.bundle.softmax_scale)
-            self.check(out, ref, dtype)
+        for max_batch, lens in ((2, [200, 0]), (4, [200, 90, 0, 31])):
+            with self.subTest(max_batch=max_batch):
+                plan = self.bundle.plan(max_batch=max_batch, max_tokens=256)
+                paged = Paged(self.bundle, plan, lens, dtype, seed=6)
+                q = torch.randn(max_batch, NQ, D, device="cuda").to(dtype)
+                out = torch.empty_like(q)
+                ws = plan.allocate_workspace()
+                seq_lens = torch.zeros(max_batch, dtype=torch.int32, device="cuda")
+                plan.decode(q, paged.cache, paged.tables, seq_lens, out=out,
+                            workspace=ws)  # warm-up
+                torch.cuda.synchronize()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    plan.decode(q, paged.cache, paged.tables, seq_lens, out=out,
+                                workspace=ws)
+                for step in (1, 17, 64, 200):
+                    cur = [min(step, n) for n in lens]
+                    seq_lens.copy_(torch.tensor(cur, dtype=torch.int32))
+                    graph.replay()
+                    torch.cuda.synchronize()
+                    ref = reference(q, [k[:n] for k, n in zip(paged.k, cur)],
+                                    [v[:n] for v, n in zip(paged.v, cur)],
+                                    self.bundle.softmax_scale)
+                    self.check(out, ref, dtype)
 
 
 class RealBundleTest(unittest.TestCase):
@@ -322,7 +346,7 @@ class RealBundleTest(unittest.TestCase):
             cos = torch.nn.functional.cosine_similarity(out[i].double(), ref, dim=-1)
             rel = ((out[i].double() - ref).norm() / ref.norm()).item()
             print(f"  {b.preset} {b.arch} {b.layout['kind']} via {plan.module_source} "
-                  f"{dtype}: row {i} "
+                  f"{dtype} plans[{plan.plan_index}] ({plan.splits} splits): row {i} "
                   f"(length {n}) min cosine {cos.min().item():.4f}, rel. error {rel:.4f}")
             self.assertGreater(cos.min().item(), 0.8)
 
