@@ -105,48 +105,111 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     return s;
   }
 
+  /// What a decode plan chooses; buckets with equal choices share a kernel.
+  struct Choice {
+    int64_t blockN, splits, warps, heads, stages;
+    bool operator==(const Choice &o) const {
+      return blockN == o.blockN && splits == o.splits && warps == o.warps &&
+             heads == o.heads && stages == o.stages;
+    }
+  };
+
+  /// Plans from the module attribute `tq.tuned_plans` (the driver sets it
+  /// from a tuning database): one dictionary per bucket.
+  LogicalResult tunedChoices(ArrayAttr tuned, int64_t group,
+                             SmallVector<std::pair<int64_t, Choice>> &out) {
+    ModuleOp module = getOperation();
+    for (Attribute a : tuned) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      auto get = [&](StringRef name) -> int64_t {
+        auto v = d ? d.getAs<IntegerAttr>(name) : IntegerAttr();
+        return v ? v.getInt() : -1;
+      };
+      int64_t bucket = get("bucket");
+      Choice c{get("block_n"), get("splits"), get("warps"),
+               get("heads_per_cta"), get("stages")};
+      if (!d || bucket < 1 || c.blockN < 16 || c.blockN % 16 ||
+          c.splits < 1 || c.splits > 64 || c.warps < 1 || c.warps > 16 ||
+          c.heads < 1 || group % c.heads || c.stages < 1)
+        return module.emitError()
+               << "tq.tuned_plans entry " << a
+               << " is not a valid plan (bucket >= 1, block_n a multiple of "
+                  "16, splits 1..64, warps 1..16, heads_per_cta dividing the "
+                  "GQA group of "
+               << group << ", stages >= 1)";
+      if (!out.empty() && bucket <= out.back().first)
+        return module.emitError() << "tq.tuned_plans buckets must ascend; got "
+                                  << bucket << " after " << out.back().first;
+      out.push_back({bucket, c});
+    }
+    if (out.empty())
+      return module.emitError() << "tq.tuned_plans is empty";
+    return success();
+  }
+
   LogicalResult planPerBucket(KernelOp decode, KernelOp combine, int64_t hq,
                               int64_t group) {
     ModuleOp module = getOperation();
-    SmallVector<int64_t> list = bucketList();
-    for (size_t i = 0; i < list.size(); ++i)
-      if (list[i] < 1 || (i && list[i] <= list[i - 1]))
-        return module.emitError()
-               << "buckets must be ascending positive batch sizes; got "
-               << list[i] << (i ? " after " + std::to_string(list[i - 1]) : "");
-    int64_t sms = smCount;
-    if (sms == 0) {
-      auto target = module->getAttrOfType<TargetAttr>("tq.target");
-      sms = target ? defaultSmCount(target.getArch()) : 0;
-      if (sms == 0)
-        sms = 132;
+    Builder b(&getContext());
+    SmallVector<std::pair<int64_t, Choice>> perBucket;
+    StringAttr source;
+    if (auto tuned = module->getAttrOfType<ArrayAttr>("tq.tuned_plans")) {
+      if (failed(tunedChoices(tuned, group, perBucket)))
+        return failure();
+      source = module->getAttrOfType<StringAttr>("tq.tuned_source");
+      if (!source)
+        source = b.getStringAttr("tuning database");
+    } else {
+      SmallVector<int64_t> list = bucketList();
+      for (size_t i = 0; i < list.size(); ++i)
+        if (list[i] < 1 || (i && list[i] <= list[i - 1]))
+          return module.emitError()
+                 << "buckets must be ascending positive batch sizes; got "
+                 << list[i]
+                 << (i ? " after " + std::to_string(list[i - 1]) : "");
+      int64_t sms = smCount;
+      if (sms == 0) {
+        auto target = module->getAttrOfType<TargetAttr>("tq.target");
+        sms = target ? defaultSmCount(target.getArch()) : 0;
+        if (sms == 0)
+          sms = 132;
+      }
+      int64_t heads = headsPerCta(group);
+      int64_t headGroups = hq / heads;
+      for (int64_t bucket : list) {
+        int64_t s =
+            splits ? int64_t(splits) : splitsFor(bucket, headGroups, sms);
+        perBucket.push_back({bucket, Choice{blockN, s, warps, heads, 2}});
+      }
+      source = b.getStringAttr(splits ? "options" : "defaults");
     }
-    int64_t heads = headsPerCta(group);
-    int64_t headGroups = hq / heads;
 
-    // Consecutive buckets with the same split count share one plan.
-    SmallVector<std::pair<int64_t, SmallVector<int64_t>>> plans;
-    for (int64_t bucket : list) {
-      int64_t s = splits ? int64_t(splits) : splitsFor(bucket, headGroups, sms);
-      if (plans.empty() || plans.back().first != s)
-        plans.push_back({s, {}});
+    // Consecutive buckets with the same choice share one plan.
+    SmallVector<std::pair<Choice, SmallVector<int64_t>>> plans;
+    for (auto &[bucket, choice] : perBucket) {
+      if (plans.empty() || !(plans.back().first == choice))
+        plans.push_back({choice, {}});
       plans.back().second.push_back(bucket);
     }
 
-    Builder b(&getContext());
+    MLIRContext *ctx = &getContext();
     OpBuilder ob(decode);
     for (auto [index, plan] : llvm::enumerate(plans)) {
-      auto [s, served] = plan;
+      auto &[c, served] = plan;
       ArrayAttr bucketAttr = b.getI64ArrayAttr(served);
       auto d = cast<KernelOp>(ob.clone(*decode));
       d.setSymName(("decode_p" + Twine(index)).str());
-      d.setLaunchAttr(defaultPlan(b, KernelKind::Decode, group, s));
+      d.setLaunchAttr(LaunchAttr::get(
+          ctx, c.blockN, c.splits, c.warps, c.heads, c.stages,
+          gridAttr(b, {"head_groups", "max_batch", "splits"})));
       d->setAttr("tq.buckets", bucketAttr);
-      if (s > 1 && combine) {
-        auto c = cast<KernelOp>(ob.clone(*combine));
-        c.setSymName(("combine_p" + Twine(index)).str());
-        c.setLaunchAttr(defaultPlan(b, KernelKind::Combine, group, s));
-        c->setAttr("tq.buckets", bucketAttr);
+      if (c.splits > 1 && combine) {
+        auto k = cast<KernelOp>(ob.clone(*combine));
+        k.setSymName(("combine_p" + Twine(index)).str());
+        k.setLaunchAttr(LaunchAttr::get(
+            ctx, /*block_n=*/1, c.splits, c.warps, c.heads, /*stages=*/1,
+            gridAttr(b, {"max_batch", "num_q_heads", "1"})));
+        k->setAttr("tq.buckets", bucketAttr);
       } else if (combine && failed(foldCombineIntoDecode(d, combine, false))) {
         return failure();
       }
@@ -154,8 +217,9 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     decode.erase();
     if (combine)
       combine.erase();
-    module->setAttr("tq.plan_source",
-                    b.getStringAttr(splits ? "options" : "defaults"));
+    module->setAttr("tq.plan_source", source);
+    module->removeAttr("tq.tuned_plans");
+    module->removeAttr("tq.tuned_source");
     return success();
   }
 

@@ -12,6 +12,7 @@
 #include "tqc/Compiler/Registration.h"
 #include "tqc/Compiler/Bundle.h"
 #include "tqc/Compiler/Summary.h"
+#include "tqc/Compiler/TuningDb.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -106,6 +107,16 @@ cl::opt<int> planSmCount("sm-count", cl::init(0),
 cl::opt<int> planWarps("warps", cl::init(4),
                        cl::desc("warps per decode CTA (1..16)"),
                        cl::cat(tqcCategory));
+cl::opt<std::string> tuningDb(
+    "tuning-db",
+    cl::desc("compile with the launch plans a tuning database (tqc "
+             "autotune) holds for this recipe"),
+    cl::value_desc("file"), cl::cat(tqcCategory));
+cl::opt<std::string> tuningGpu(
+    "gpu",
+    cl::desc("with --tuning-db: the GPU whose plans to use, when the "
+             "database has several for the arch (e.g. \"NVIDIA H200\")"),
+    cl::value_desc("name"), cl::cat(tqcCategory));
 cl::opt<std::string> dumpAfter("dump-after",
                                cl::desc("print the IR after this pass"),
                                cl::value_desc("pass"), cl::cat(tqcCategory));
@@ -259,6 +270,46 @@ bool writeFile(StringRef dir, StringRef name, StringRef text,
   return true;
 }
 
+/// Looks the request up in --tuning-db and records the plans on the module
+/// (`tq.tuned_plans`, read by tq-plan-launch). False after an error.
+bool applyTuningDb(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                   const tqc::CompileRequest &r) {
+  tqc::TuningQuery q;
+  q.arch = r.arch;
+  q.preset = r.preset;
+  if (std::optional<std::string> canonical = tqc::canonicalPreset(r.preset))
+    q.preset = *canonical;
+  q.headDim = r.headDim;
+  q.gqaRatio = r.numKVHeads ? r.numQHeads / r.numKVHeads : 0;
+  q.gpu = tuningGpu;
+  tqc::TuningLookup found = tqc::lookupTuningDb(tuningDb, q);
+  if (!found.error.empty()) {
+    fail(found.error);
+    return false;
+  }
+  for (const std::string &w : found.warnings)
+    errs() << "tqc: warning: " << w << "\n";
+  if (found.plans.empty())
+    return true;
+  mlir::Builder b(&ctx);
+  SmallVector<mlir::Attribute> plans;
+  for (const tqc::TunedPlan &p : found.plans)
+    plans.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("bucket", b.getI64IntegerAttr(p.bucket)),
+         b.getNamedAttr("block_n", b.getI64IntegerAttr(p.blockN)),
+         b.getNamedAttr("splits", b.getI64IntegerAttr(p.splits)),
+         b.getNamedAttr("warps", b.getI64IntegerAttr(p.warps)),
+         b.getNamedAttr("heads_per_cta", b.getI64IntegerAttr(p.headsPerCta)),
+         b.getNamedAttr("stages", b.getI64IntegerAttr(p.stages))}));
+  module->setAttr("tq.tuned_plans", b.getArrayAttr(plans));
+  module->setAttr("tq.tuned_source",
+                  b.getStringAttr("tuning database " +
+                                  sys::path::filename(tuningDb).str() + " (" +
+                                  found.gpu + ", " +
+                                  std::to_string(found.smCount) + " SMs)"));
+  return true;
+}
+
 /// The kernels' resource report, one line each.
 void printKernels(const std::vector<tqc::KernelEntry> &kernels,
                   const tqc::CudaBuild &build) {
@@ -341,6 +392,8 @@ int main(int argc, char **argv) {
     if (!err.empty())
       return fail(err);
     module = tqc::buildRequestModule(ctx, request);
+    if (!tuningDb.empty() && !applyTuningDb(ctx, *module, request))
+      return 1;
   }
   if ((emit == "bundle" || emit == "cubin") && outputDir.empty())
     return fail("--emit=" + emit + " writes files: give the output directory "
