@@ -239,16 +239,22 @@ struct DecodeCase {
 
 class Decode : public BundleTest {
 protected:
-  void runDecode(tqrt_dtype dtype);
+  /// Decode over sequences of `lens` (the last row is not launched and
+  /// must stay untouched) with a plan for `maxBatch` rows.
+  void runDecode(tqrt_dtype dtype,
+                 std::vector<int32_t> lens = {0, 1, 17, 300, 1000, 77},
+                 int maxBatch = 8);
 };
 
-void Decode::runDecode(tqrt_dtype dtype) {
+void Decode::runDecode(tqrt_dtype dtype, std::vector<int32_t> lens,
+                       int maxBatch) {
   const int d = spec_.headDim, hq = spec_.numQHeads;
   // Ragged: empty, one token, not a multiple of the block size, more than one
   // split's share, and a row beyond `batch` that must stay untouched.
-  const std::vector<int32_t> lens = {0, 1, 17, 300, 1000, 77};
-  const int batch = int(lens.size()), maxBatch = 8;
-  const int maxBlocksPerSeq = 1000 / kBlockSize + 2;
+  const int batch = int(lens.size());
+  const int rows = std::max(batch, maxBatch); // host/device buffer rows
+  const int maxBlocksPerSeq =
+      *std::max_element(lens.begin(), lens.end()) / kBlockSize + 2;
   int numBlocks = 0;
   for (int32_t l : lens)
     numBlocks += (l + kBlockSize - 1) / kBlockSize;
@@ -262,7 +268,7 @@ void Decode::runDecode(tqrt_dtype dtype) {
   std::vector<int32_t> physical(numBlocks);
   std::iota(physical.begin(), physical.end(), 0);
   std::shuffle(physical.begin(), physical.end(), rng);
-  std::vector<int32_t> table(size_t(maxBatch) * maxBlocksPerSeq,
+  std::vector<int32_t> table(size_t(rows) * maxBlocksPerSeq,
                              numBlocks - 1);
   int next = 0;
   for (int b = 0; b < batch; ++b)
@@ -290,7 +296,7 @@ void Decode::runDecode(tqrt_dtype dtype) {
 
   // Queries in the launch dtype; rows padded to check strided writes.
   const int64_t rowStride = int64_t(hq) * d + 64;
-  std::vector<uint16_t> query(size_t(maxBatch) * rowStride);
+  std::vector<uint16_t> query(size_t(rows) * rowStride);
   std::vector<double> queryHost(size_t(batch) * hq * d);
   for (int b = 0; b < batch; ++b)
     for (int h = 0; h < hq; ++h)
@@ -318,7 +324,7 @@ void Decode::runDecode(tqrt_dtype dtype) {
   TQRT_OK(tqrt_plan_get_info(plan_, &info));
   DeviceBuffer dCache(cacheBytes), dTable(table.size() * 4),
       dLens(lens.size() * 4), dQuery(query.size() * 2),
-      dOut(size_t(maxBatch) * rowStride * 2),
+      dOut(size_t(rows) * rowStride * 2),
       dWork(std::max<uint64_t>(info.workspace_bytes, 16));
   ASSERT_TRUE(dCache.ptr && dTable.ptr && dLens.ptr && dQuery.ptr &&
               dOut.ptr && dWork.ptr);
@@ -334,7 +340,7 @@ void Decode::runDecode(tqrt_dtype dtype) {
       static_cast<const int32_t *>(dLens.ptr), dOut.ptr, rowStride, d,
       launched, float(scale), dWork.ptr, info.workspace_bytes, nullptr));
   CUDA_OK(cudaDeviceSynchronize());
-  std::vector<uint16_t> out(size_t(maxBatch) * rowStride);
+  std::vector<uint16_t> out(size_t(rows) * rowStride);
   CUDA_OK(cudaMemcpy(out.data(), dOut.ptr, out.size() * 2, cudaMemcpyDeviceToHost));
 
   std::vector<double> errors;
@@ -372,16 +378,30 @@ void Decode::runDecode(tqrt_dtype dtype) {
           << "padding of row " << b << " was written";
   }
   std::sort(errors.begin(), errors.end());
-  std::printf("[decode %s %s] rel. error median %.2e, max %.2e over %zu rows "
-              "(plan: %d splits, workspace %llu B)\n",
+  std::printf("[decode %s %s, max_batch %d] rel. error median %.2e, max "
+              "%.2e over %zu rows (plan %d: %d splits, workspace %llu B)\n",
               GetParam().bundleName().c_str(),
-              dtype == TQRT_DTYPE_BF16 ? "bf16" : "f16",
+              dtype == TQRT_DTYPE_BF16 ? "bf16" : "f16", maxBatch,
               errors[errors.size() / 2], errors.back(), errors.size(),
-              GetParam().splits, (unsigned long long)info.workspace_bytes);
+              info.plan_index, info.splits,
+              (unsigned long long)info.workspace_bytes);
 }
 
 TEST_P(Decode, Bf16MatchesTheFloat64Reference) { runDecode(TQRT_DTYPE_BF16); }
 TEST_P(Decode, Fp16MatchesTheFloat64Reference) { runDecode(TQRT_DTYPE_FP16); }
+
+/// A bundle with the built-in per-bucket plans: one long sequence on the
+/// plan for max_batch 1 (the most splits), and a batch on the plan for 64
+/// (one split: decode writes the output itself).
+class DecodeBuckets : public Decode {};
+TEST_P(DecodeBuckets, EveryBucketsPlanMatchesTheReference) {
+  runDecode(TQRT_DTYPE_BF16, {4999, 0}, 1);
+  if (HasFatalFailure())
+    return;
+  tqrt_plan_destroy(plan_);
+  plan_ = nullptr;
+  runDecode(TQRT_DTYPE_BF16, {0, 1, 17, 300, 1000, 77}, 64);
+}
 
 const char *const kPresets[] = {"k8v4", "k4v4", "k3v4", "k3v3",
                                 "k4v2", "k2v2", "bf16"};
@@ -410,10 +430,17 @@ std::vector<Geometry> decodeGeometries() {
   return out;
 }
 
+/// Bundles with tq-plan-launch's per-bucket plans (splits 0 = the default).
+std::vector<Geometry> bucketGeometries() {
+  return {{"k3v4", false, 128, 4, 0}, {"k4v2", false, 64, 8, 0}};
+}
+
 INSTANTIATE_TEST_SUITE_P(Gpu, Store, testing::ValuesIn(storeGeometries()),
                          geometryName);
 INSTANTIATE_TEST_SUITE_P(Gpu, Decode, testing::ValuesIn(decodeGeometries()),
                          geometryName);
+INSTANTIATE_TEST_SUITE_P(Gpu, DecodeBuckets,
+                         testing::ValuesIn(bucketGeometries()), geometryName);
 
 void PrintTo(const Geometry &g, std::ostream *os) { *os << g.bundleName(); }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the bundles the GPU tier loads: every preset (and k3v4 with QJL keys)
 # x head_dim {64, 128, 256} x GQA {1, 4, 8} with 8 KV splits, plus one-split
-# k3v4 and k4v2, for 2 KV heads and 16-token pages, one directory each
+# k3v4 and k4v2 and two bundles with the per-bucket plans, for 2 KV heads and
+# 16-token pages, one directory each
 # (<preset>[_qjl]-d<D>-g<G>-s<splits>). The list matches GpuKernelTest.cpp.
 #   tests/gpu/make-bundles.sh <tqc> <out-dir> [arch]
 set -euo pipefail
@@ -25,4 +26,7 @@ for d in 64 128 256; do
   done
 done
 build k3v4 0 128 4 1; build k4v2 0 128 4 1; n=$((n + 2))
+# The built-in per-bucket plans (--splits 0: 32 splits for one sequence
+# down to one split from 32 sequences on).
+build k3v4 0 128 4 0; build k4v2 0 64 8 0; n=$((n + 2))
 echo "built $n bundles for $arch in $out"
