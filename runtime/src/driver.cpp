@@ -78,6 +78,14 @@ void load(Driver &d) {
     return; // the library stays loaded: unloading a driver is never safe
   }
   bind(lib, "cuCtxGetId", a.cuCtxGetId); // optional (CUDA >= 12.0)
+  // Tool entry points: optional here (libtqrt does not call them);
+  // missingToolApi() reports a gap to the tool that needs them.
+#define TQRT_BIND_TOOL(name, symbol) bind(lib, #symbol, a.symbol);
+  TQRT_CU_TOOL_FUNCTIONS(TQRT_BIND_TOOL)
+#undef TQRT_BIND_TOOL
+  // Drivers before CUDA 12.8 have only the original, same-signature entry.
+  if (!a.cuEventElapsedTime_v2)
+    bind(lib, "cuEventElapsedTime", a.cuEventElapsedTime_v2);
 
   d.initResult = a.cuInit(0);
   if (d.initResult == kErrorNoDevice) {
@@ -100,6 +108,15 @@ const Driver &driver() {
   static std::once_flag once;
   std::call_once(once, [] { load(d); });
   return d;
+}
+
+const char *missingToolApi(const Driver &d) {
+#define TQRT_CHECK_TOOL(name, symbol)                                          \
+  if (!d.api.symbol)                                                           \
+    return #symbol;
+  TQRT_CU_TOOL_FUNCTIONS(TQRT_CHECK_TOOL)
+#undef TQRT_CHECK_TOOL
+  return nullptr;
 }
 
 void describe(Result r, char *buf, size_t size) {

@@ -7,10 +7,21 @@
 // driver API's stable values (tests/driver_abi_test.cpp compares them with
 // cuda.h where the toolkit is installed).
 //
+// Beyond what libtqrt itself calls, the table holds what a tool driving a
+// GPU on its own needs (the autotuner: primary context, memory, streams,
+// events, stream capture and graphs). Those entry points are bound when the
+// driver has them; `missingToolApi` names the first one it lacks, so an old
+// driver only fails the tool, never libtqrt's own loading. The driver loader
+// is the static library tqrt_driver, linked into libtqrt and into tools, so
+// there is one loader. Members are named after the exported symbol
+// (`cuMemAlloc_v2`, which cuda.h's `cuMemAlloc` expands to), so that
+// tests/driver_symbols_test.cpp can check each signature against cuda.h.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TQRT_SRC_DRIVER_H
 #define TQRT_SRC_DRIVER_H
 
+#include <cstddef>
 #include <string>
 
 namespace tqrt::cu {
@@ -21,8 +32,13 @@ using Context = struct CUctx_st *;
 using Module = struct CUmod_st *;
 using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
+using Event = struct CUevent_st *;
+using Graph = struct CUgraph_st *;
+using GraphExec = struct CUgraphExec_st *;
+using DevicePtr = unsigned long long; // CUdeviceptr on 64-bit hosts
 
 constexpr Result kSuccess = 0;
+constexpr Result kErrorOutOfMemory = 2;
 constexpr Result kErrorNotInitialized = 3;
 constexpr Result kErrorNoDevice = 100;
 constexpr Result kErrorInvalidContext = 201;
@@ -30,6 +46,8 @@ constexpr Result kErrorNoBinaryForGpu = 209;
 constexpr Result kErrorInvalidPtx = 218;
 constexpr Result kErrorUnsupportedPtxVersion = 222;
 
+constexpr int kDevAttrMultiprocessorCount = 16;
+constexpr int kDevAttrL2CacheSize = 38;
 constexpr int kDevAttrComputeCapabilityMajor = 75;
 constexpr int kDevAttrComputeCapabilityMinor = 76;
 constexpr int kDevAttrMaxSharedMemoryPerBlockOptin = 97;
@@ -38,6 +56,40 @@ constexpr int kFuncAttrSharedSizeBytes = 1;
 constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSizeBytes = 6;
+constexpr unsigned kStreamNonBlocking = 1;
+constexpr unsigned kEventDefault = 0;
+constexpr int kStreamCaptureModeThreadLocal = 1;
+
+/// The tool entry points: (cuda.h's name, the symbol it expands to, which
+/// is the Api member). Bound when present; see missingToolApi.
+#define TQRT_CU_TOOL_FUNCTIONS(X)                                              \
+  X(cuDeviceGet, cuDeviceGet)                                                  \
+  X(cuDeviceGetName, cuDeviceGetName)                                          \
+  X(cuDeviceTotalMem, cuDeviceTotalMem_v2)                                     \
+  X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain)                        \
+  X(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2)                   \
+  X(cuCtxSetCurrent, cuCtxSetCurrent)                                          \
+  X(cuCtxSynchronize, cuCtxSynchronize)                                        \
+  X(cuMemGetInfo, cuMemGetInfo_v2)                                             \
+  X(cuMemAlloc, cuMemAlloc_v2)                                                 \
+  X(cuMemFree, cuMemFree_v2)                                                   \
+  X(cuMemsetD8, cuMemsetD8_v2)                                                 \
+  X(cuMemcpyHtoD, cuMemcpyHtoD_v2)                                             \
+  X(cuMemcpyDtoH, cuMemcpyDtoH_v2)                                             \
+  X(cuStreamCreate, cuStreamCreate)                                            \
+  X(cuStreamDestroy, cuStreamDestroy_v2)                                       \
+  X(cuStreamSynchronize, cuStreamSynchronize)                                  \
+  X(cuEventCreate, cuEventCreate)                                              \
+  X(cuEventDestroy, cuEventDestroy_v2)                                         \
+  X(cuEventRecord, cuEventRecord)                                              \
+  X(cuEventSynchronize, cuEventSynchronize)                                    \
+  X(cuEventElapsedTime, cuEventElapsedTime_v2)                                 \
+  X(cuStreamBeginCapture, cuStreamBeginCapture_v2)                             \
+  X(cuStreamEndCapture, cuStreamEndCapture)                                    \
+  X(cuGraphInstantiate, cuGraphInstantiateWithFlags)                           \
+  X(cuGraphLaunch, cuGraphLaunch)                                              \
+  X(cuGraphExecDestroy, cuGraphExecDestroy)                                    \
+  X(cuGraphDestroy, cuGraphDestroy)
 
 struct Api {
   Result (*cuInit)(unsigned);
@@ -59,6 +111,38 @@ struct Api {
                            void **);
   Result (*cuGetErrorName)(Result, const char **);
   Result (*cuGetErrorString)(Result, const char **);
+
+  // Tool entry points (TQRT_CU_TOOL_FUNCTIONS); null when the driver lacks
+  // them.
+  Result (*cuDeviceGet)(Device *, int);
+  Result (*cuDeviceGetName)(char *, int, Device);
+  Result (*cuDeviceTotalMem_v2)(size_t *, Device);
+  Result (*cuDevicePrimaryCtxRetain)(Context *, Device);
+  Result (*cuDevicePrimaryCtxRelease_v2)(Device);
+  Result (*cuCtxSetCurrent)(Context);
+  Result (*cuCtxSynchronize)();
+  Result (*cuMemGetInfo_v2)(size_t *, size_t *);
+  Result (*cuMemAlloc_v2)(DevicePtr *, size_t);
+  Result (*cuMemFree_v2)(DevicePtr);
+  Result (*cuMemsetD8_v2)(DevicePtr, unsigned char, size_t);
+  Result (*cuMemcpyHtoD_v2)(DevicePtr, const void *, size_t);
+  Result (*cuMemcpyDtoH_v2)(void *, DevicePtr, size_t);
+  Result (*cuStreamCreate)(Stream *, unsigned);
+  Result (*cuStreamDestroy_v2)(Stream);
+  Result (*cuStreamSynchronize)(Stream);
+  Result (*cuEventCreate)(Event *, unsigned);
+  Result (*cuEventDestroy_v2)(Event);
+  Result (*cuEventRecord)(Event, Stream);
+  Result (*cuEventSynchronize)(Event);
+  /// cuEventElapsedTime_v2 (CUDA >= 12.8), else the original entry point
+  /// of the same signature.
+  Result (*cuEventElapsedTime_v2)(float *, Event, Event);
+  Result (*cuStreamBeginCapture_v2)(Stream, int); // CUstreamCaptureMode
+  Result (*cuStreamEndCapture)(Stream, Graph *);
+  Result (*cuGraphInstantiateWithFlags)(GraphExec *, Graph, unsigned long long);
+  Result (*cuGraphLaunch)(GraphExec, Stream);
+  Result (*cuGraphExecDestroy)(GraphExec);
+  Result (*cuGraphDestroy)(Graph);
 };
 
 /// The driver state of the process, set up once (thread-safe).
@@ -75,6 +159,10 @@ struct Driver {
 
 /// Loads libcuda.so.1 (or $TQRT_LIBCUDA) and calls cuInit(0) on first use.
 const Driver &driver();
+
+/// The first tool entry point (TQRT_CU_TOOL_FUNCTIONS) the loaded driver
+/// lacks, or null when it has all. Only meaningful when `d.usable`.
+const char *missingToolApi(const Driver &d);
 
 /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
 std::string describe(Result r);

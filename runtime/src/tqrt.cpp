@@ -621,27 +621,39 @@ void bind(tqrt_plan &plan, tqrt_bundle &b) {
 
 extern "C" {
 
-tqrt_status tqrt_plan_create(const tqrt_bundle *bundle, int32_t maxBatch,
-                             int32_t maxTokens, tqrt_plan **out) {
+} // extern "C"
+
+namespace {
+
+/// tqrt_plan_create(_for): `planIndex` < 0 takes the bundle's plan for
+/// max_batch. Messages name `fn`.
+tqrt_status createPlan(const char *fn, const tqrt_bundle *bundle,
+                       int32_t planIndex, int32_t maxBatch, int32_t maxTokens,
+                       tqrt_plan **out) {
   return guarded([&] {
-    checkOut(out, "tqrt_plan_create");
+    checkOut(out, fn);
     *out = nullptr;
     if (!bundle)
-      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_create: bundle is null");
+      fail(TQRT_INVALID_ARGUMENT, std::string(fn) + ": bundle is null");
     if (maxBatch < 1)
-      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_create: max_batch is " +
+      fail(TQRT_INVALID_ARGUMENT, std::string(fn) + ": max_batch is " +
                                       std::to_string(maxBatch) +
                                       "; it must be at least 1");
     if (maxTokens < 1)
-      fail(TQRT_INVALID_ARGUMENT, "tqrt_plan_create: max_tokens is " +
+      fail(TQRT_INVALID_ARGUMENT, std::string(fn) + ": max_tokens is " +
                                       std::to_string(maxTokens) +
                                       "; it must be at least 1");
     const Manifest &m = bundle->m;
+    if (planIndex >= 0 && static_cast<size_t>(planIndex) >= m.plans.size())
+      fail(TQRT_INVALID_ARGUMENT,
+           std::string(fn) + ": plan_index " + std::to_string(planIndex) +
+               " is outside [0, " + std::to_string(m.plans.size()) +
+               ") (the bundle's plans)");
     auto plan = std::make_unique<tqrt_plan>();
     plan->bundle = bundle;
     plan->maxBatch = maxBatch;
     plan->maxTokens = maxTokens;
-    plan->planIndex = choosePlan(m.plans, maxBatch);
+    plan->planIndex = planIndex >= 0 ? planIndex : choosePlan(m.plans, maxBatch);
     const PlanDesc &p = m.plans[plan->planIndex];
     plan->desc = &p;
     // The store kernels, and the chosen plan's decode and combine kernels.
@@ -680,6 +692,29 @@ tqrt_status tqrt_plan_create(const tqrt_bundle *bundle, int32_t maxBatch,
     bind(*plan, const_cast<tqrt_bundle &>(*bundle));
     *out = plan.release();
   });
+}
+
+} // namespace
+
+extern "C" {
+
+tqrt_status tqrt_plan_create(const tqrt_bundle *bundle, int32_t maxBatch,
+                             int32_t maxTokens, tqrt_plan **out) {
+  return createPlan("tqrt_plan_create", bundle, -1, maxBatch, maxTokens, out);
+}
+
+tqrt_status tqrt_plan_create_for(const tqrt_bundle *bundle, int32_t planIndex,
+                                 int32_t maxBatch, int32_t maxTokens,
+                                 tqrt_plan **out) {
+  if (planIndex < 0) { // createPlan reads a negative index as "choose"
+    clearError();
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "tqrt_plan_create_for: plan_index is %d; it must be at "
+                     "least 0",
+                     static_cast<int>(planIndex));
+  }
+  return createPlan("tqrt_plan_create_for", bundle, planIndex, maxBatch,
+                    maxTokens, out);
 }
 
 void tqrt_plan_destroy(tqrt_plan *plan) { delete plan; }
@@ -1069,6 +1104,76 @@ tqrt_status tqrt_device_count(int32_t *count) {
   *count = n;
   if (n == 0)
     return setError(TQRT_NO_DEVICE, "no CUDA device: the driver sees none");
+  return TQRT_OK;
+}
+
+tqrt_status tqrt_device_info(int32_t ordinal, tqrt_device_desc *desc) {
+  int32_t count = 0;
+  // Clears the error, and says why when there is no driver or no device.
+  if (tqrt_status s = tqrt_device_count(&count))
+    return s;
+  if (!desc)
+    return setError(TQRT_INVALID_ARGUMENT,
+                    "tqrt_device_info: the output pointer is null");
+  if (ordinal < 0 || ordinal >= count)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "tqrt_device_info: device ordinal %d is outside [0, %d) "
+                     "(the devices the driver sees)",
+                     static_cast<int>(ordinal), static_cast<int>(count));
+  const cu::Driver &d = cu::driver();
+  const cu::Api &a = d.api;
+  if (!a.cuDeviceGet || !a.cuDeviceGetName || !a.cuDeviceTotalMem_v2)
+    return setError(TQRT_CUDA_ERROR,
+                    "tqrt_device_info: the CUDA driver lacks cuDeviceGet, "
+                    "cuDeviceGetName or cuDeviceTotalMem_v2; update the "
+                    "NVIDIA driver");
+  tqrt_device_desc out;
+  std::memset(&out, 0, sizeof out);
+  out.ordinal = ordinal;
+  cu::Device dev = 0;
+  int major = 0, minor = 0, sms = 0, l2 = 0, version = 0;
+  size_t bytes = 0;
+  struct Step {
+    const char *what;
+    cu::Result r;
+  };
+  // The queries run in order (a braced list is evaluated left to right);
+  // the first failure is the one reported.
+  cu::Result r = a.cuDeviceGet(&dev, ordinal);
+  const char *what = "cuDeviceGet";
+  if (r == cu::kSuccess) {
+    Step steps[] = {
+        {"cuDeviceGetName", a.cuDeviceGetName(out.name, sizeof out.name - 1, dev)},
+        {"cuDeviceGetAttribute(compute capability)",
+         a.cuDeviceGetAttribute(&major, cu::kDevAttrComputeCapabilityMajor, dev)},
+        {"cuDeviceGetAttribute(compute capability)",
+         a.cuDeviceGetAttribute(&minor, cu::kDevAttrComputeCapabilityMinor, dev)},
+        {"cuDeviceGetAttribute(multiprocessor count)",
+         a.cuDeviceGetAttribute(&sms, cu::kDevAttrMultiprocessorCount, dev)},
+        {"cuDeviceGetAttribute(L2 cache size)",
+         a.cuDeviceGetAttribute(&l2, cu::kDevAttrL2CacheSize, dev)},
+        {"cuDeviceTotalMem", a.cuDeviceTotalMem_v2(&bytes, dev)},
+        {"cuDriverGetVersion", a.cuDriverGetVersion(&version)}};
+    for (const Step &st : steps)
+      if (st.r != cu::kSuccess) {
+        r = st.r;
+        what = st.what;
+        break;
+      }
+  }
+  if (r != cu::kSuccess) {
+    char text[256];
+    cu::describe(r, text, sizeof text);
+    return setErrorf(TQRT_CUDA_ERROR, "tqrt_device_info: %s on device %d: %s",
+                     what, static_cast<int>(ordinal), text);
+  }
+  out.name[sizeof out.name - 1] = '\0';
+  out.compute_capability = major * 10 + minor;
+  out.sm_count = sms;
+  out.l2_cache_bytes = l2;
+  out.total_memory_bytes = bytes;
+  out.driver_version = version;
+  *desc = out;
   return TQRT_OK;
 }
 

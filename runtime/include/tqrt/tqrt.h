@@ -238,6 +238,15 @@ TQRT_API tqrt_status tqrt_cache_bytes(const tqrt_bundle *bundle,
 TQRT_API tqrt_status tqrt_plan_create(const tqrt_bundle *bundle,
                                       int32_t max_batch, int32_t max_tokens,
                                       tqrt_plan **out);
+/* The same with an explicit decode plan instead of the bucket choice:
+ * plan_index (0 .. num_plans-1, tqrt_bundle_get_plan) is used whatever
+ * max_batch is (every plan is correct for every batch). For tuners that
+ * time each plan of a bundle, and engines that choose plans themselves. */
+TQRT_API tqrt_status tqrt_plan_create_for(const tqrt_bundle *bundle,
+                                          int32_t plan_index,
+                                          int32_t max_batch,
+                                          int32_t max_tokens,
+                                          tqrt_plan **out);
 TQRT_API void tqrt_plan_destroy(tqrt_plan *plan);
 
 typedef struct tqrt_plan_info {
@@ -323,6 +332,22 @@ TQRT_API tqrt_status tqrt_launch_decode(
  * reason) when the driver cannot be loaded or sees none. For tests and
  * tools deciding whether to run GPU work. */
 TQRT_API tqrt_status tqrt_device_count(int32_t *count);
+
+/* What a tool needs to know about device `ordinal` (0 .. count-1), e.g. to
+ * key tuning results or size its buffers. Needs no context. */
+typedef struct tqrt_device_desc {
+  char name[256];              /* "NVIDIA H200" (NUL-terminated) */
+  int32_t ordinal;
+  int32_t compute_capability;  /* major*10 + minor, e.g. 90 */
+  int32_t sm_count;            /* multiprocessors */
+  int32_t l2_cache_bytes;      /* e.g. 62914560 on an H200 */
+  uint64_t total_memory_bytes;
+  int32_t driver_version;      /* cuDriverGetVersion, e.g. 13000 */
+} tqrt_device_desc;
+
+/* TQRT_NO_DEVICE (with the reason) when the driver cannot be loaded or
+ * sees no device; TQRT_INVALID_ARGUMENT for an ordinal out of range. */
+TQRT_API tqrt_status tqrt_device_info(int32_t ordinal, tqrt_device_desc *desc);
 
 #ifdef __cplusplus
 } /* extern "C" */
