@@ -13,6 +13,7 @@
 #include "tqc/Compiler/Bundle.h"
 #include "tqc/Compiler/Summary.h"
 #include "tqc/Compiler/TuningDb.h"
+#include "tqc/Autotune/Autotune.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -141,6 +142,93 @@ cl::opt<std::string>
                     "uniform (evenly spaced)"),
            cl::sub(codebookCmd), cl::cat(codebookCategory));
 
+// `tqc autotune`: time candidate launch plans on the local GPU and write a
+// tuning database (autotune/, DESIGN.md "Autotuner").
+cl::SubCommand autotuneCmd(
+    "autotune",
+    "time launch plans on the local GPU; write a tuning database (--tuning-db)");
+cl::OptionCategory autotuneCategory("tqc autotune options");
+cl::opt<std::string> atArch("arch", cl::init("native"),
+                            cl::desc("native (the device's compute "
+                                     "capability) or sm_XX"),
+                            cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atPreset("preset", cl::init("k3v4"),
+                              cl::desc("compression preset"),
+                              cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<int> atHeadDim("head-dim", cl::init(128), cl::desc("head dimension"),
+                       cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<int> atNumQHeads("num-q-heads", cl::init(32),
+                         cl::desc("query heads per layer"),
+                         cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<int> atNumKVHeads("num-kv-heads", cl::init(8),
+                          cl::desc("KV heads per layer"), cl::sub(autotuneCmd),
+                          cl::cat(autotuneCategory));
+cl::opt<int> atBlockSize("block-size", cl::init(16),
+                         cl::desc("tokens per cache page"),
+                         cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atBuckets("buckets", cl::init("1,8,32,64"),
+                               cl::desc("batch buckets to tune (max_batch "
+                                        "values)"),
+                               cl::value_desc("b1,b2,..."),
+                               cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atContexts(
+    "contexts",
+    cl::desc("context lengths, log-uniform on MIN:MAX (default 256:131072), "
+             "or one length"),
+    cl::value_desc("min:max"), cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atContextHist(
+    "context-hist",
+    cl::desc("context lengths from a file of 'length weight' lines"),
+    cl::value_desc("file"), cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<int> atContextPoints("context-points", cl::init(5),
+                             cl::desc("lengths measured (1..64)"),
+                             cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atBlockN("block-n-candidates",
+                              cl::desc("BLOCK_N values (default 32,64,128)"),
+                              cl::value_desc("list"), cl::sub(autotuneCmd),
+                              cl::cat(autotuneCategory));
+cl::opt<std::string> atSplits("split-candidates",
+                              cl::desc("KV split counts (default "
+                                       "1,2,4,8,16,32)"),
+                              cl::value_desc("list"), cl::sub(autotuneCmd),
+                              cl::cat(autotuneCategory));
+cl::opt<std::string> atWarps("warps-candidates",
+                             cl::desc("warps per CTA (default 4,8)"),
+                             cl::value_desc("list"), cl::sub(autotuneCmd),
+                             cl::cat(autotuneCategory));
+cl::opt<std::string> atHeads("heads-candidates",
+                             cl::desc("query heads per CTA (default: the "
+                                      "GQA group, up to 8, and its half)"),
+                             cl::value_desc("list"), cl::sub(autotuneCmd),
+                             cl::cat(autotuneCategory));
+cl::opt<std::string> atStages("stages-candidates",
+                              cl::desc("pipeline stages (default 2)"),
+                              cl::value_desc("list"), cl::sub(autotuneCmd),
+                              cl::cat(autotuneCategory));
+cl::opt<int> atReps("reps", cl::init(30),
+                    cl::desc("timed graph replays per measurement (median)"),
+                    cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<int> atDevice("gpu-device", cl::init(0),
+                      cl::desc("CUDA device ordinal"), cl::sub(autotuneCmd),
+                      cl::cat(autotuneCategory));
+cl::opt<int> atJobs("jobs", cl::init(0),
+                    cl::desc("compile threads (default: CPUs, at most 16)"),
+                    cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<bool> atNoPrune("no-prune",
+                        cl::desc("time every candidate at every length "
+                                 "(no early drop of provably slower ones)"),
+                        cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atOutput("o",
+                              cl::desc("the tuning database to write (an "
+                                       "existing one is merged into)"),
+                              cl::value_desc("file"), cl::sub(autotuneCmd),
+                              cl::cat(autotuneCategory));
+cl::opt<std::string> atReport("report",
+                              cl::desc("write report.md, timings.csv and "
+                                       "heat maps (SVG) here"),
+                              cl::value_desc("dir"), cl::sub(autotuneCmd),
+                              cl::cat(autotuneCategory));
+
 int fail(const Twine &message) {
   errs() << "tqc: error: " << message << "\n";
   return 1;
@@ -214,6 +302,55 @@ int printCodebook() {
   outs() << "\n";
   outs() << format("D_mse: %.6f", book->dmse)
          << "  (E||x - x~||^2 for a unit vector, random rotation)\n";
+  return 0;
+}
+
+/// `tqc autotune`: options into tqc::autotune::runAutotune.
+int runAutotuneCommand() {
+  tqc::autotune::AutotuneOptions o;
+  o.request.arch = atArch;
+  o.request.preset = atPreset;
+  o.request.headDim = atHeadDim;
+  o.request.numQHeads = atNumQHeads;
+  o.request.numKVHeads = atNumKVHeads;
+  o.request.blockSize = atBlockSize;
+  std::string err;
+  if (!tqc::autotune::parseIntList(atBuckets, "--buckets", o.buckets, err))
+    return fail(err);
+  struct ListOption {
+    cl::opt<std::string> &opt;
+    const char *name;
+    std::vector<int64_t> &list;
+  } lists[] = {{atBlockN, "--block-n-candidates", o.space.blockN},
+               {atSplits, "--split-candidates", o.space.splits},
+               {atWarps, "--warps-candidates", o.space.warps},
+               {atHeads, "--heads-candidates", o.space.headsPerCta},
+               {atStages, "--stages-candidates", o.space.stages}};
+  for (ListOption &l : lists)
+    if (l.opt.getNumOccurrences() &&
+        !tqc::autotune::parseIntList(l.opt, l.name, l.list, err))
+      return fail(err);
+  o.contexts = atContexts;
+  o.contextHistogram = atContextHist;
+  o.contextPoints = atContextPoints;
+  o.reps = atReps;
+  o.device = atDevice;
+  o.jobs = atJobs;
+  o.prune = !atNoPrune;
+  o.output = atOutput;
+  o.reportDir = atReport;
+  o.version = TQC_VERSION;
+  o.log = [](const std::string &line) {
+    errs() << "tqc autotune: " << line << "\n";
+    errs().flush();
+  };
+  o.out = [](const std::string &line) {
+    outs() << line << "\n";
+    outs().flush();
+  };
+  err = tqc::autotune::runAutotune(o);
+  if (!err.empty())
+    return fail(err);
   return 0;
 }
 
@@ -334,7 +471,7 @@ void printKernels(const std::vector<tqc::KernelEntry> &kernels,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&tqcCategory, &codebookCategory});
+  cl::HideUnrelatedOptions({&tqcCategory, &codebookCategory, &autotuneCategory});
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "tqc " << TQC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
        << ")\n";
@@ -343,10 +480,14 @@ int main(int argc, char **argv) {
       argc, argv,
       "tqc - the TurboQuant kernel compiler\n\n"
       "  tqc --arch sm_90 --preset k3v4 -o out/\n"
-      "  tqc codebook --head-dim 128 --bits 3 [--dist beta|gaussian|uniform]\n");
+      "  tqc codebook --head-dim 128 --bits 3 [--dist beta|gaussian|uniform]\n"
+      "  tqc autotune --arch native --preset k3v4 --buckets 1,8,32,64 -o "
+      "tune.json [--report DIR]\n");
 
   if (codebookCmd)
     return printCodebook();
+  if (autotuneCmd)
+    return runAutotuneCommand();
   if (listPresets)
     return printPresets();
 

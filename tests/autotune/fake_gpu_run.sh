@@ -1,0 +1,50 @@
+#!/bin/sh
+# `tqc autotune` end to end on the fake driver (FakeCudaDriver.cpp): real
+# candidate bundles (NVRTC/nvJitLink), the whole measurement loop on the
+# CPU, then the database read back by `tqc --tuning-db`, the report, and the
+# fake's counters: nothing left allocated or alive, every pointer and block
+# table in range, no block read twice per replay, > 4x L2 read per replay.
+# Usage: fake_gpu_run.sh TQC FAKE_LIBCUDA WORKDIR
+set -u
+tqc=$1 fake=$2 dir=$3
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$dir/err.txt"; exit 1; }
+
+# 8 warps (256 threads) fail to launch: those candidates are recorded as
+# failed and the run goes on. k3v4, D=128, block size 16: 15104-byte blocks.
+TQRT_LIBCUDA=$fake FAKE_CUDA_STATS=$dir/stats.txt FAKE_CUDA_L2=1048576 \
+FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 FAKE_CUDA_FAIL_THREADS=256 \
+  "$tqc" autotune --preset k3v4 --buckets 4,1 --contexts 256:8192 \
+    --context-points 3 --block-n-candidates 64 --split-candidates 1,4,16 \
+    --warps-candidates 4,8 --heads-candidates 4 --reps 5 --jobs 2 \
+    -o "$dir/tune.json" --report "$dir/report" >"$dir/out.txt" 2>"$dir/err.txt" \
+  || fail "tqc autotune exited with $?"
+
+grep -q "device 0: Fake GPU, sm_90, 132 SMs, 1 MiB L2" "$dir/err.txt" || fail "no device line"
+grep -q "compiling 6 candidates" "$dir/err.txt" || fail "no compile line"
+grep -q "bucket 1 (1/2)  L=8192 (1/3)  candidate 1/6" "$dir/err.txt" || fail "no progress line"
+grep -q "failed: TQRT_CUDA_ERROR: tqrt_launch_decode: launching decode_p" "$dir/err.txt" || fail "8-warp candidates did not fail"
+grep -q "^  bucket 1     BLOCK_N 64, .* 4 warps" "$dir/out.txt" || fail "no plan for bucket 1"
+grep -q "^total time" "$dir/out.txt" || fail "no total time"
+for f in report.md timings.csv heatmap_b1.svg heatmap_b4.svg; do
+  test -s "$dir/report/$f" || fail "report/$f missing"
+done
+grep -q "failed" "$dir/report/report.md" || fail "report lacks the failures"
+
+# Everything freed, nothing out of range, cold L2 on every replay.
+for key in live_bytes modules streams events graphs execs context_refs \
+           bad_ranges bad_blocks duplicate_blocks; do
+  v=$(awk -v k=$key '$1 == k { print $2 }' "$dir/stats.txt")
+  test "$v" = 0 || fail "fake driver: $key is '$v', expected 0"
+done
+awk '$1 == "allocs" { a = $2 } $1 == "frees" { f = $2 }
+     END { exit !(a > 0 && a == f) }' "$dir/stats.txt" || fail "allocs != frees"
+awk '$1 == "min_replay_bytes" { exit !($2 > 4 * 1048576) }' "$dir/stats.txt" \
+  || fail "a replay read 4x L2 or less"
+
+# The database is what `tqc --tuning-db` reads.
+"$tqc" --emit=mlir --tuning-db "$dir/tune.json" >"$dir/mlir.txt" 2>>"$dir/err.txt" \
+  || fail "tqc --tuning-db refused the database"
+grep -q 'tq.plan_source = "tuning database tune.json (Fake GPU, 132 SMs)"' \
+  "$dir/mlir.txt" || fail "plans not taken from the database"
+echo "PASS"
