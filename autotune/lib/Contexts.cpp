@@ -52,9 +52,11 @@ ContextDistribution logUniform(int64_t lo, int64_t hi, int n) {
   }
   std::vector<int64_t> x = lo == hi ? std::vector<int64_t>{lo}
                                     : logSpaced(lo, hi, n);
-  d.description = "log-uniform " + std::to_string(lo) + ".." +
-                  std::to_string(hi) + ", " + std::to_string(x.size()) +
-                  (x.size() == 1 ? " point" : " points");
+  d.description = lo == hi ? "one length, " + std::to_string(lo)
+                           : "log-uniform " + std::to_string(lo) + ".." +
+                                 std::to_string(hi) + ", " +
+                                 std::to_string(x.size()) +
+                                 (x.size() == 1 ? " point" : " points");
   if (x.size() == 1) {
     d.points = {{x[0], 1.0}};
     return d;

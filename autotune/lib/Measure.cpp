@@ -129,6 +129,12 @@ struct Geometry {
   int64_t headDim = 0, numQ = 0, numKV = 0, blockSize = 0, blockStride = 0;
 };
 
+/// One measurement: the median latency per decode and the replays'
+/// (p90 - p10) / median.
+struct Sample {
+  double medianUs = 0, spread = 0;
+};
+
 class Runner {
 public:
   Runner(const std::vector<CandidateBundle> &bundles, TimingTable &table,
@@ -149,10 +155,18 @@ private:
   void planPool();
   void fillPool();
   void measureBucket(size_t b);
-  /// Microseconds per decode, or throws std::runtime_error (candidate
+  /// Block tables and lengths of point p for bucket b.
+  void preparePoint(size_t b, size_t p, Rng &rng);
+  /// One candidate at one point; false (recorded in its row, logged) when
+  /// the candidate fails on its own; throws Fatal otherwise.
+  bool timeOne(const tqrt_plan *plan, size_t b, size_t p, size_t c,
+               Sample &out);
+  /// The latency per decode, or throws std::runtime_error (candidate
   /// failure) / Fatal.
-  void timeCandidate(const tqrt_plan *plan, size_t b, size_t p, size_t c,
-                     int64_t replicas, int64_t blocksPerSeq);
+  Sample timeCandidate(const tqrt_plan *plan, size_t b, size_t p, size_t c,
+                       int64_t replicas, int64_t blocksPerSeq);
+  void confirm(size_t b, const std::vector<PlanOwner> &plans, Rng &rng);
+  void summarize(size_t b, size_t p, const std::vector<size_t> &alive);
   double workUnits(size_t b, size_t p) const;
   void progress(size_t b, size_t pointOrder, size_t i, size_t n, bool force);
 
@@ -345,8 +359,8 @@ void Runner::progress(size_t b, size_t pointOrder, size_t i, size_t n,
   log(formatProgress(s));
 }
 
-void Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
-                           size_t c, int64_t replicas, int64_t nblk) {
+Sample Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
+                             size_t c, int64_t replicas, int64_t nblk) {
   const cu::Api &a = gpu::api();
   const int64_t batch = t_.buckets[b];
   const int64_t rowElems = g_.numQ * g_.headDim;
@@ -423,12 +437,49 @@ void Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
                "cuEventElapsedTime");
     perDecodeUs.push_back(double(ms) * 1000.0 / double(replicas));
   }
-  double med = percentile(perDecodeUs, 0.5);
-  CandidateTimes &row = t_.row(b, c);
-  row.us[p] = med;
-  row.spread[p] = med > 0 ? (percentile(perDecodeUs, 0.9) -
-                             percentile(perDecodeUs, 0.1)) / med
-                          : 0;
+  Sample out;
+  out.medianUs = percentile(perDecodeUs, 0.5);
+  out.spread = out.medianUs > 0 ? (percentile(perDecodeUs, 0.9) -
+                                   percentile(perDecodeUs, 0.1)) /
+                                      out.medianUs
+                                : 0;
+  return out;
+}
+
+void Runner::preparePoint(size_t b, size_t p, Rng &rng) {
+  const int64_t batch = t_.buckets[b];
+  const int64_t nblk = ceilDiv(t_.points[p].length, g_.blockSize);
+  // Every replica's sequences get their own blocks, in shuffled order.
+  std::vector<int32_t> perm(static_cast<size_t>(poolBlocks_));
+  std::iota(perm.begin(), perm.end(), 0);
+  for (size_t i = perm.size(); i > 1; --i)
+    std::swap(perm[i - 1], perm[size_t(rng.next() % i)]);
+  tables_.upload(perm.data(), size_t(replicas_[b][p] * batch * nblk) * 4);
+  std::vector<int32_t> lens(static_cast<size_t>(batch),
+                            int32_t(t_.points[p].length));
+  seqLens_.upload(lens.data(), lens.size() * 4);
+}
+
+bool Runner::timeOne(const tqrt_plan *plan, size_t b, size_t p, size_t c,
+                     Sample &out) {
+  const int64_t nblk = ceilDiv(t_.points[p].length, g_.blockSize);
+  try {
+    out = timeCandidate(plan, b, p, c, replicas_[b][p], nblk);
+    return true;
+  } catch (const Fatal &) {
+    throw;
+  } catch (const gpu::GpuError &) {
+    throw; // a driver call outside the candidate's own work failed
+  } catch (const std::exception &e) {
+    t_.row(b, c).failure = e.what();
+    // A failed capture or launch must leave the context usable.
+    cu::Result r = gpu::api().cuCtxSynchronize();
+    if (r != cu::kSuccess)
+      throw Fatal("after " + t_.candidates[c].describe() + " failed (" +
+                  e.what() + "): " + cu::describe(r));
+    log("candidate " + t_.candidates[c].describe() + " failed: " + e.what());
+    return false;
+  }
 }
 
 void Runner::measureBucket(size_t b) {
@@ -448,12 +499,16 @@ void Runner::measureBucket(size_t b) {
       s = tqrt_plan_get_info(plans[c].p, &info);
     if (s != TQRT_OK) {
       t_.row(b, c).failure = runtimeError("tqrt_plan_create_for", s);
-      for (size_t p = 0; p < t_.points.size(); ++p)
+      for (size_t p = 0; p < np; ++p)
         eta_.removeFromTotal(workUnits(b, p));
       continue;
     }
     maxWs = std::max<uint64_t>(maxWs, info.workspace_bytes);
   }
+  double confirmUnits = 0;
+  for (size_t p = 0; p < np; ++p)
+    confirmUnits += workUnits(b, p) * double(std::min<size_t>(o_.confirmTop, nc));
+  eta_.addTotal(confirmUnits);
 
   // Buffers for the largest replica count of the bucket (the shortest
   // length). Workspaces rotate among as many as fit in 256 MiB: partials
@@ -482,83 +537,108 @@ void Runner::measureBucket(size_t b) {
 
   for (size_t order = 0; order < np; ++order) {
     const size_t p = np - 1 - order; // longest first
-    const int64_t length = t_.points[p].length;
-    const int64_t nblk = ceilDiv(length, g_.blockSize);
-    const int64_t replicas = replicas_[b][p];
-    // Every replica's sequences get their own blocks, in shuffled order.
-    std::vector<int32_t> perm(static_cast<size_t>(poolBlocks_));
-    std::iota(perm.begin(), perm.end(), 0);
-    for (size_t i = perm.size(); i > 1; --i)
-      std::swap(perm[i - 1], perm[size_t(rng.next() % i)]);
-    tables_.upload(perm.data(), size_t(replicas * batch * nblk) * 4);
-    std::vector<int32_t> lens(static_cast<size_t>(batch), int32_t(length));
-    seqLens_.upload(lens.data(), lens.size() * 4);
-
+    preparePoint(b, p, rng);
     std::vector<size_t> alive;
     for (size_t c = 0; c < nc; ++c)
       if (t_.row(b, c).failure.empty() && t_.row(b, c).prunedAfter < 0)
         alive.push_back(c);
+    // A shuffled order, so clock or thermal drift over the pass does not
+    // favour the candidates that happen to come first.
+    for (size_t i = alive.size(); i > 1; --i)
+      std::swap(alive[i - 1], alive[size_t(rng.next() % i)]);
     for (size_t i = 0; i < alive.size(); ++i) {
       progress(b, order, i + 1, alive.size(), i == 0 && order == 0);
       size_t c = alive[i];
-      try {
-        timeCandidate(plans[c].p, b, p, c, replicas, nblk);
-      } catch (const Fatal &) {
-        throw;
-      } catch (const gpu::GpuError &) {
-        throw; // a driver call outside the candidate's own work failed
-      } catch (const std::exception &e) {
-        t_.row(b, c).failure = e.what();
-        // A failed capture or launch must leave the context usable.
-        cu::Result r = gpu::api().cuCtxSynchronize();
-        if (r != cu::kSuccess)
-          throw Fatal("after " + t_.candidates[c].describe() + " failed (" +
-                      e.what() + "): " + cu::describe(r));
-        log("candidate " + t_.candidates[c].describe() + " failed: " +
-            e.what());
+      Sample sample;
+      if (timeOne(plans[c].p, b, p, c, sample)) {
+        t_.row(b, c).us[p] = sample.medianUs;
+        t_.row(b, c).spread[p] = sample.spread;
+      } else {
+        for (size_t q = 0; q < p; ++q) // its shorter lengths are not needed
+          eta_.removeFromTotal(workUnits(b, q));
       }
       eta_.addDone(workUnits(b, p));
     }
     // Candidates that can no longer win leave the race.
-    if (o_.prune) {
+    if (o_.prune)
       for (int c : provablyLosing(t_, b, order + 1, o_.pruneMargin)) {
         t_.row(b, size_t(c)).prunedAfter = int(order + 1);
-        for (size_t q = 0; q + order + 1 < np; ++q)
+        for (size_t q = 0; q < p; ++q)
           eta_.removeFromTotal(workUnits(b, q));
       }
-    }
-    // Candidates out of the race for other reasons need no more time.
-    for (size_t c = 0; c < nc; ++c)
-      if (!t_.row(b, c).failure.empty() &&
-          std::find(alive.begin(), alive.end(), c) != alive.end())
-        for (size_t q = 0; q + order + 1 < np; ++q)
-          eta_.removeFromTotal(workUnits(b, q));
-    // A summary line per length: the fastest at this length so far.
-    double best = std::numeric_limits<double>::infinity();
-    size_t bestC = 0, timed = 0;
-    for (size_t c : alive)
-      if (std::isfinite(t_.row(b, c).us[p])) {
-        ++timed;
-        if (t_.row(b, c).us[p] < best) {
-          best = t_.row(b, c).us[p];
-          bestC = c;
-        }
+    summarize(b, p, alive);
+  }
+  confirm(b, plans, rng);
+}
+
+void Runner::confirm(size_t b, const std::vector<PlanOwner> &plans, Rng &rng) {
+  // The leaders are timed a second time at every length, on freshly
+  // shuffled blocks, and each cell becomes the mean of both runs: the
+  // choice among close plans then rests on two independent samples, and
+  // the spread reported includes the run-to-run difference.
+  std::vector<int> leaders = rankCandidates(t_, b);
+  if (leaders.size() > o_.confirmTop)
+    leaders.resize(o_.confirmTop);
+  if (leaders.size() < 2)
+    return; // nothing to decide between
+  const size_t np = t_.points.size();
+  for (size_t order = 0; order < np; ++order) {
+    const size_t p = np - 1 - order;
+    preparePoint(b, p, rng);
+    for (int c : leaders) {
+      CandidateTimes &row = t_.row(b, size_t(c));
+      if (!row.failure.empty())
+        continue;
+      double first = row.us[p];
+      Sample again;
+      if (timeOne(plans[size_t(c)].p, b, p, size_t(c), again)) {
+        row.us[p] = 0.5 * (first + again.medianUs);
+        double apart = std::abs(first - again.medianUs) / row.us[p];
+        row.spread[p] = std::max({row.spread[p], again.spread, apart});
       }
-    size_t pruned = 0;
-    for (size_t c = 0; c < nc; ++c)
-      pruned += t_.row(b, c).prunedAfter >= 0;
-    if (timed) {
-      char line[512];
-      std::snprintf(line, sizeof line,
-                    "bucket %lld, L=%lld: %zu timed (%lld %s per replay), "
-                    "fastest %.2f us: %s; %zu pruned so far; elapsed %s",
-                    (long long)batch, (long long)length, timed,
-                    (long long)replicas, replicas == 1 ? "replica" : "replicas",
-                    best, t_.candidates[bestC].describe().c_str(), pruned,
-                    formatDuration(elapsed()).c_str());
-      log(line);
+      eta_.addDone(workUnits(b, p));
     }
   }
+  BucketChoice ch = chooseBest(t_, b);
+  if (ch.candidate >= 0) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "bucket %lld: the %zu leaders timed twice; best %s, "
+                  "%.2f us expected",
+                  (long long)t_.buckets[b], leaders.size(),
+                  t_.candidates[size_t(ch.candidate)].describe().c_str(),
+                  ch.expectedUs);
+    log(line);
+  }
+}
+
+void Runner::summarize(size_t b, size_t p, const std::vector<size_t> &alive) {
+  // A line per length: the fastest at this length so far.
+  double best = std::numeric_limits<double>::infinity();
+  size_t bestC = 0, timed = 0, pruned = 0;
+  for (size_t c : alive)
+    if (std::isfinite(t_.row(b, c).us[p])) {
+      ++timed;
+      if (t_.row(b, c).us[p] < best) {
+        best = t_.row(b, c).us[p];
+        bestC = c;
+      }
+    }
+  for (size_t c = 0; c < t_.candidates.size(); ++c)
+    pruned += t_.row(b, c).prunedAfter >= 0;
+  if (!timed)
+    return;
+  int64_t replicas = replicas_[b][p];
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "bucket %lld, L=%lld: %zu timed (%lld %s per replay), "
+                "fastest %.2f us: %s; %zu pruned so far; elapsed %s",
+                (long long)t_.buckets[b], (long long)t_.points[p].length,
+                timed, (long long)replicas,
+                replicas == 1 ? "replica" : "replicas", best,
+                t_.candidates[bestC].describe().c_str(), pruned,
+                formatDuration(elapsed()).c_str());
+  log(line);
 }
 
 void Runner::run() {

@@ -63,6 +63,7 @@ TEST(Contexts, Ranges) {
   ASSERT_EQ(one.points.size(), 1u);
   EXPECT_EQ(one.points[0].length, 4096);
   EXPECT_EQ(one.points[0].weight, 1.0);
+  EXPECT_EQ(one.description, "one length, 4096");
   ContextDistribution small = parseContextRange("1000:1002", 5);
   ASSERT_EQ(small.error, "");
   EXPECT_EQ(small.points.size(), 3u); // distinct integers only

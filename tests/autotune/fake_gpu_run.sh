@@ -26,6 +26,7 @@ grep -q "bucket 1 (1/2)  L=8192 (1/3)  candidate 1/6" "$dir/err.txt" || fail "no
 grep -q "failed: TQRT_CUDA_ERROR: tqrt_launch_decode: launching decode_p" "$dir/err.txt" || fail "8-warp candidates did not fail"
 grep -q "^  bucket 1     BLOCK_N 64, .* 4 warps" "$dir/out.txt" || fail "no plan for bucket 1"
 grep -q "^total time" "$dir/out.txt" || fail "no total time"
+grep -q "bucket 4: the 3 leaders timed twice" "$dir/err.txt" || fail "no confirmation pass"
 for f in report.md timings.csv heatmap_b1.svg heatmap_b4.svg; do
   test -s "$dir/report/$f" || fail "report/$f missing"
 done

@@ -8,7 +8,8 @@
 // random bf16 keys and values, through shuffled block tables; R is chosen
 // so one replay reads more than 4x the GPU's L2 of distinct cache, so the
 // cache is cold. Latency = the median replay time (CUDA events between
-// back-to-back replays) / R.
+// back-to-back replays) / R. Candidates are timed in a shuffled order, and
+// after a bucket's pass its leaders are timed once more at every length.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TQC_AUTOTUNE_MEASURE_H
@@ -50,6 +51,9 @@ struct MeasureOptions {
   int maxReplicas = 4096;
   bool prune = true;
   double pruneMargin = 0.10;
+  /// After a bucket's pass, its fastest few are timed again at every
+  /// length and their two medians averaged (0 or 1: no second pass).
+  size_t confirmTop = 3;
   int64_t storeChunkTokens = 32768;
   uint64_t seed = 0x7475e3a1c0ffee01ull;
   double progressIntervalS = 3.0;
