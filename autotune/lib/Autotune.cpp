@@ -262,8 +262,23 @@ std::string runAutotune(const AutotuneOptions &o) {
   mo.reps = o.reps;
   mo.prune = o.prune;
   mo.log = log;
-  if (std::string err = measure(compiled.bundles, table, mo); !err.empty())
-    return err;
+  std::string measureError = measure(compiled.bundles, table, mo);
+  if (!measureError.empty()) {
+    // Keep what was measured: the finished buckets' choices are as good as
+    // in a complete run; the others get no entry.
+    if (table.bucketsDone == 0)
+      return measureError;
+    log("error: " + measureError);
+    log("writing the " + std::to_string(table.bucketsDone) +
+        " bucket(s) measured before the error");
+    buckets.resize(table.bucketsDone);
+    TimingTable done(buckets, cands.candidates, dist.points);
+    for (size_t b = 0; b < buckets.size(); ++b)
+      for (size_t c = 0; c < cands.candidates.size(); ++c)
+        done.row(b, c) = table.row(b, c);
+    done.bucketsDone = buckets.size();
+    table = std::move(done);
+  }
 
   // ---- Choose and write ----------------------------------------------------
   TuningKey key{dev.name, request.arch, preset, dev.smCount, request.headDim,
@@ -367,6 +382,8 @@ std::string runAutotune(const AutotuneOptions &o) {
   }
   out("total time " + formatDuration(totalS) + " (compile " +
       formatDuration(compileS) + ")");
+  if (!measureError.empty())
+    return measureError + " (the buckets measured before it were written)";
   if (!failed.empty())
     return failed;
   return "";

@@ -656,7 +656,10 @@ void Runner::run() {
   fillPool();
   tables_ = gpu::Buffer(size_t(poolBlocks_) * 4, "block tables");
   for (size_t b = 0; b < t_.buckets.size(); ++b)
+  {
     measureBucket(b);
+    t_.bucketsDone = b + 1;
+  }
   log("measured in " + formatDuration(elapsed()));
 }
 

@@ -13,7 +13,9 @@
 // Environment: FAKE_CUDA_L2 (bytes, default 1 MiB), FAKE_CUDA_BLOCK_STRIDE
 // and FAKE_CUDA_BLOCK_SIZE (the recipe's, to check block tables),
 // FAKE_CUDA_FAIL_THREADS (decode launches of that many threads fail as
-// out of resources), FAKE_CUDA_STATS.
+// out of resources), FAKE_CUDA_FAULT_BATCH (a graph of decodes of that
+// batch faults: the next synchronization returns an illegal address, and
+// every one after it, like a lost context), FAKE_CUDA_STATS.
 //
 //===----------------------------------------------------------------------===//
 #include "tq/abi.h"
@@ -34,7 +36,7 @@ namespace {
 using Result = int;
 constexpr Result kOk = 0, kInvalidValue = 1, kOutOfMemory = 2,
                  kInvalidDevice = 101, kInvalidContext = 201,
-                 kNotFound = 500,
+                 kNotFound = 500, kIllegalAddress = 700,
                  kLaunchOutOfResources = 701, kCaptureInvalidated = 901;
 
 long envLong(const char *name, long fallback) {
@@ -87,6 +89,7 @@ Stats gStats;
 Context gContext;
 thread_local Context *tCurrent = nullptr;
 long gEventTick = 0;
+Result gSticky = 0; // a fault's error, returned by every synchronization
 
 Stats::~Stats() {
   const char *path = std::getenv("FAKE_CUDA_STATS");
@@ -258,7 +261,7 @@ Result cuCtxGetDevice(int *d) {
   return kOk;
 }
 Result cuCtxGetId(Context *, unsigned long long *id) { *id = 1; return kOk; }
-Result cuCtxSynchronize() { return kOk; }
+Result cuCtxSynchronize() { return gSticky; }
 
 Result cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
   std::lock_guard<std::mutex> l(gMutex);
@@ -388,7 +391,7 @@ Result cuStreamDestroy_v2(Stream *s) {
   --gStats.streams;
   return kOk;
 }
-Result cuStreamSynchronize(Stream *) { return kOk; }
+Result cuStreamSynchronize(Stream *) { return gSticky; }
 Result cuStreamBeginCapture_v2(Stream *s, int) {
   s->capturing = true;
   s->invalidated = false;
@@ -438,6 +441,11 @@ Result cuGraphLaunch(Exec *e, Stream *s) {
           ++gStats.duplicateBlocks;
     s->clockUs += costUs(n) + 1.0; // plus a node's launch gap
   }
+  long faultBatch = envLong("FAKE_CUDA_FAULT_BATCH", 0);
+  for (const Node &n : e->nodes)
+    if (faultBatch && kindOf(n.fn) == Kind::Decode &&
+        n.decode.batch == faultBatch)
+      gSticky = kIllegalAddress;
   double bytes = double(seen.size()) * double(stride);
   if (gStats.minReplayBytes < 0 || bytes < gStats.minReplayBytes)
     gStats.minReplayBytes = bytes;
@@ -460,7 +468,7 @@ Result cuEventRecord(Event *e, Stream *s) {
   e->timeUs = s->clockUs;
   return kOk;
 }
-Result cuEventSynchronize(Event *) { return kOk; }
+Result cuEventSynchronize(Event *) { return gSticky; }
 Result cuEventElapsedTime_v2(float *ms, Event *a, Event *b) {
   // A little deterministic jitter, so medians and spreads mean something.
   double jitter = 1.0 + 0.002 * double((gEventTick++ * 7919) % 11 - 5);
@@ -474,6 +482,7 @@ Result cuGetErrorName(Result r, const char **s) {
   case kInvalidValue: *s = "CUDA_ERROR_INVALID_VALUE"; break;
   case kOutOfMemory: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
   case kLaunchOutOfResources: *s = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; break;
+  case kIllegalAddress: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
   case kCaptureInvalidated: *s = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"; break;
   default: *s = "CUDA_ERROR_UNKNOWN";
   }

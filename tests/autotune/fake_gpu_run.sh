@@ -48,4 +48,22 @@ awk '$1 == "min_replay_bytes" { exit !($2 > 4 * 1048576) }' "$dir/stats.txt" \
   || fail "tqc --tuning-db refused the database"
 grep -q 'tq.plan_source = "tuning database tune.json (Fake GPU, 132 SMs)"' \
   "$dir/mlir.txt" || fail "plans not taken from the database"
+
+# A kernel fault in bucket 4 (the second) stops the run with the candidate
+# named; bucket 1, measured before, is still written, nothing leaks, and
+# the exit status says it failed.
+TQRT_LIBCUDA=$fake FAKE_CUDA_STATS=$dir/stats2.txt FAKE_CUDA_L2=1048576 \
+FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 FAKE_CUDA_FAULT_BATCH=4 \
+  "$tqc" autotune --preset k3v4 --buckets 1,4 --contexts 1024 \
+    --block-n-candidates 64 --split-candidates 1,4 --warps-candidates 4 \
+    --heads-candidates 4 --reps 3 -o "$dir/partial.json" \
+    >"$dir/out2.txt" 2>"$dir/err2.txt" && fail "a kernel fault did not fail the run"
+grep -q "tqc: error: running BLOCK_N 64, .* (bucket 4, 1024 tokens): CUDA_ERROR_ILLEGAL_ADDRESS (fake driver); the CUDA context is unusable after this, so the run stops .* (the buckets measured before it were written)" \
+  "$dir/err2.txt" || fail "no clear error for the fault: $(tail -1 "$dir/err2.txt")"
+grep -q '"bucket":1,' "$dir/partial.json" || fail "bucket 1 was not written"
+grep -q '"bucket":4,' "$dir/partial.json" && fail "bucket 4 was written"
+for key in live_bytes modules streams events graphs execs context_refs; do
+  v=$(awk -v k=$key '$1 == k { print $2 }' "$dir/stats2.txt")
+  test "$v" = 0 || fail "after the fault: $key is '$v', expected 0"
+done
 echo "PASS"

@@ -65,7 +65,8 @@ struct MeasureOptions {
 /// Returns "" or a message for an error that stops the run (no device, a
 /// bundle that does not load, out of memory, a context lost to a faulting
 /// kernel). A candidate that fails on its own (launch or graph error) is
-/// recorded in its row and the run goes on.
+/// recorded in its row and the run goes on. After an error, the buckets
+/// before table.bucketsDone are complete.
 std::string measure(const std::vector<CandidateBundle> &bundles,
                     TimingTable &table, const MeasureOptions &options);
 

@@ -35,6 +35,9 @@ struct TimingTable {
   std::vector<Candidate> candidates;
   std::vector<ContextPoint> points; ///< ascending lengths
   std::vector<CandidateTimes> rows; ///< [bucket][candidate], row-major
+  /// Buckets (from the first) whose measurement finished; a run stopped
+  /// by an error still has valid choices for these.
+  size_t bucketsDone = 0;
 
   TimingTable() = default;
   TimingTable(std::vector<int64_t> buckets, std::vector<Candidate> candidates,
