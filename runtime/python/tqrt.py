@@ -174,6 +174,7 @@ def library():
         "tqrt_cache_shape": (status, [P, I64, ctypes.POINTER(I64), ctypes.POINTER(I32)]),
         "tqrt_cache_bytes": (status, [P, I64, ctypes.POINTER(U64)]),
         "tqrt_plan_create": (status, [P, I32, I32, ctypes.POINTER(P)]),
+        "tqrt_plan_create_for": (status, [P, I32, I32, I32, ctypes.POINTER(P)]),
         "tqrt_plan_destroy": (None, [P]),
         "tqrt_plan_get_info": (status, [P, ctypes.POINTER(_PlanInfo)]),
         "tqrt_plan_get_launch": (status, [P, ctypes.c_int, ctypes.c_int,
@@ -337,11 +338,21 @@ class Bundle:
         make = torch.zeros if zero else torch.empty
         return make(shape, dtype=torch.uint8, device=device)
 
-    def plan(self, max_batch, max_tokens, device=None):
+    def plan(self, max_batch, max_tokens, device=None, plan_index=None):
         """A fixed-grid plan for at most max_batch decode rows and max_tokens
         stored tokens per launch, with the bundle's decode plan for max_batch
-        (Plan.plan_index). With PyTorch and a GPU, the kernels are loaded on
-        `device` (default: the current CUDA device)."""
+        (Plan.plan_index), or bundle.plans[plan_index] when given. With
+        PyTorch and a GPU, the kernels are loaded on `device` (default: the
+        current CUDA device)."""
+        lib = library()
+
+        def create(h):
+            if plan_index is None:
+                return lib.tqrt_plan_create(self._h, max_batch, max_tokens,
+                                            ctypes.byref(h))
+            return lib.tqrt_plan_create_for(self._h, plan_index, max_batch,
+                                            max_tokens, ctypes.byref(h))
+
         index = None
         try:
             import torch
@@ -355,11 +366,9 @@ class Bundle:
                 # makes it current on this thread, where the runtime loads
                 # the kernels.
                 torch.empty(1, device=f"cuda:{index}")
-                _check(library().tqrt_plan_create(self._h, max_batch, max_tokens,
-                                                  ctypes.byref(h)))
+                _check(create(h))
         else:
-            _check(library().tqrt_plan_create(self._h, max_batch, max_tokens,
-                                              ctypes.byref(h)))
+            _check(create(h))
         return Plan(self, h.value, index)
 
 

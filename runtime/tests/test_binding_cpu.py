@@ -70,6 +70,18 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(tqrt.Bundle.from_bytes(text, read("kernels.cubin"))
                          .plan(max_batch=1, max_tokens=1).plan_index, 0)
 
+    def test_plan_by_index(self):
+        # tqrt_plan_create_for: the plan given, whatever the bucket.
+        b = tqrt.Bundle.from_dir(FIXTURES)
+        p = b.plan(max_batch=16, max_tokens=8, plan_index=0)
+        self.assertEqual((p.plan_index, p.splits), (0, 4))
+        self.assertEqual(p.workspace_bytes, 4 * 16 * b.plans[0].workspace_floats_per_batch_row)
+        self.assertEqual(b.plan(max_batch=1, max_tokens=8, plan_index=1).plan_index, 1)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            b.plan(max_batch=1, max_tokens=8, plan_index=2)
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("plan_index 2 is outside [0, 2)", e.exception.message)
+
     def test_mock_manifest(self):
         # The GPU tests' mock bundle: checked here, where the GPU tests skip.
         if not MOCK_MANIFEST:
