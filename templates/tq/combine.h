@@ -2,7 +2,8 @@
  *
  * tq::combine<Spec, T>(tq_decode_args): grid (max_batch, num_q_heads, 1),
  * launched only when kSplits > 1. One warp per (sequence, query head) reads
- * the kSplits normalized partial outputs and their (max, sum) pairs
+ * the normalized partial outputs of the splits the sequence used
+ * (decode.h: splitsUsed) and their (max, sum) pairs
  * (abi.h's workspace layout; max in the log2 domain), merges them with
  * log-sum-exp weights 2^(m_s - M)·l_s, un-rotates the value rotation once
  * and writes the T output. Empty splits (max = -inf, sum = 0) weigh 0; a
@@ -23,6 +24,11 @@ template <class Spec, class T> TQ_INLINE void combine(const tq_decode_args &a) {
   const int b = blockIndexX(), qh = blockIndexY();
   if (b >= a.batch || warpIndex() != 0)
     return;
+  // Only the splits the sequence used hold partials; with one, decode has
+  // written the output itself (decode.h: splitsUsed).
+  const int nSplits = decode_detail::splitsUsed<Spec>(a.seq_lens[b]);
+  if (nSplits == 1)
+    return;
   const int lane = laneIndex();
   const int64_t row0 = (int64_t(b) * Spec::kNumQHeads + qh) * S;
   const float *partial = a.workspace + row0 * D + lane * E;
@@ -30,7 +36,7 @@ template <class Spec, class T> TQ_INLINE void combine(const tq_decode_args &a) {
                     int64_t(a.max_batch) * Spec::kNumQHeads * S * D + row0 * 2;
 
   float M = negInf();
-  for (int s = 0; s < S; ++s)
+  for (int s = 0; s < nSplits; ++s)
     M = fmaxf(M, ml[2 * s]);
   float o[E];
   TQ_UNROLL
@@ -38,7 +44,7 @@ template <class Spec, class T> TQ_INLINE void combine(const tq_decode_args &a) {
     o[i] = 0.f;
   float W = 0.f;
   if (!isNegInf(M)) {
-    for (int s = 0; s < S; ++s) {
+    for (int s = 0; s < nSplits; ++s) {
       const float ms = ml[2 * s];
       const float w = isNegInf(ms) ? 0.f : ml[2 * s + 1] * exp2Fast(ms - M);
       float x[E];

@@ -203,10 +203,141 @@ TQ_INLINE float mergeWeight(float m, float M) {
   return isNegInf(m) ? 0.f : exp2Fast(m - M);
 }
 
-} // namespace decode_detail
 
-template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
-  using namespace decode_detail;
+/* Splits a sequence of L tokens actually uses, 1..kSplits: at least
+ * minSplitTokens tokens per split. The grid always has kSplits (fixed-grid
+ * rule); the CTAs of unused splits return at once, and a sequence that uses
+ * one split gets its output written by the decode kernel itself (combine
+ * skips it). The floor grows as the plan's split count shrinks: a plan with
+ * few splits serves large batches, whose short sequences are better not
+ * split at all (B=32, L=1K on the H200: 1 split 25 us, 4 splits 35 us), while
+ * a plan with many serves small batches, where a split should still give
+ * each of 4 warps 2 steps of 16 tokens (B=1, L=1K: 8 splits of 128 tokens
+ * 10.6 us, 1 split 20.9 us). decode and combine both call this. */
+template <class Spec> TQ_INLINE int splitsUsed(int L) {
+  constexpr int kMinTokens = maxInt(128, 4096 / Spec::kSplits);
+  const int s = (L + kMinTokens - 1) / kMinTokens;
+  return s < 1 ? 1 : (s > Spec::kSplits ? Spec::kSplits : s);
+}
+/* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
+ * kBlockN tiles, split in equal shares. */
+template <class Spec>
+TQ_INLINE void splitRange(int L, int split, int S, int &tokBegin,
+                          int &tokEnd) {
+  const int nTiles = (L + Spec::kBlockN - 1) / Spec::kBlockN;
+  const int tilesPerSplit = (nTiles + S - 1) / S;
+  const int tileBegin = split * tilesPerSplit;
+  const int tileEnd = minInt(tileBegin + tilesPerSplit, nTiles);
+  tokBegin = tileBegin * Spec::kBlockN;
+  tokEnd = minInt(tileEnd * Spec::kBlockN, L);
+}
+
+/* Prologue shared by both decode paths: the CTA's rotated queries, scaled by
+ * scale·log2(e), into sQ (warp w takes heads w, w + NW, ...). With QJL keys
+ * the original queries go to sOrig. amax, when given, receives each head's
+ * largest |coordinate| (the tensor-core path normalizes its fp16 queries). */
+template <class Spec, class T>
+TQ_INLINE void loadQueries(const tq_decode_args &a, int b, int qh0,
+                           float (*sQ)[Spec::kHeadDim],
+                           float (*sOrig)[Spec::kHeadDim], float *amax) {
+  using P = DecodePlan<Spec>;
+  using KInfo = TensorInfo<Spec, true>;
+  constexpr int D = P::D, E = P::E;
+  const int warp = warpIndex(), lane = laneIndex();
+  const float qscale = a.scale * kLog2e;
+  const T *query = static_cast<const T *>(a.query) + b * a.query_stride_batch;
+  for (int h = warp; h < P::HPC; h += P::NW) {
+    float x[E];
+    loadRow<T, E>(query + (qh0 + h) * a.query_stride_head + lane * E, x);
+    if constexpr (KInfo::kQjl) {
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        sOrig[h][lane * E + i] = x[i];
+    }
+    if constexpr (KInfo::kRotated)
+      warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
+    float mx = 0.f;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      x[i] *= qscale;
+      sQ[h][lane * E + i] = x[i];
+      mx = fmaxf(mx, fabsf(x[i]));
+    }
+    if (amax) {
+      mx = warpMax(mx);
+      if (lane == 0)
+        amax[h] = mx;
+    }
+  }
+}
+
+/* The log-sum-exp merge of the warps' (max, sum, bias) for head h. */
+template <class Spec>
+TQ_INLINE void mergeWarpStats(const float (*sMl)[Spec::kHeadsPerCta][3], int h,
+                              float &M, float &L, float &B) {
+  constexpr int NW = Spec::kWarps;
+  M = negInf();
+  for (int w = 0; w < NW; ++w)
+    M = fmaxf(M, sMl[w][h][0]);
+  L = 0.f, B = 0.f;
+  for (int w = 0; w < NW; ++w) {
+    const float ww = mergeWeight(sMl[w][h][0], M);
+    L += sMl[w][h][1] * ww;
+    B += sMl[w][h][2] * ww;
+  }
+}
+
+/* Epilogue shared by both paths, after a barrier: sRed[h] holds head h's
+ * unnormalized Σ p·v (every warp's share weighted to the merged max) and sMl
+ * the warps' statistics. Normalizes, then un-rotates and writes the output
+ * (the sequence used one split) or writes the split's partial. Warp w finishes heads w, w + NW,
+ * ... (h stays a compile-time index so the per-head registers never need
+ * local memory). */
+template <class Spec, class T>
+TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
+                           int nSplits, const float (*sRed)[Spec::kHeadDim],
+                           const float (*sMl)[Spec::kHeadsPerCta][3]) {
+  using P = DecodePlan<Spec>;
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = P::D, E = P::E, HPC = P::HPC, NW = P::NW;
+  constexpr int kSplits = P::kSplits;
+  const int warp = warpIndex(), lane = laneIndex();
+  TQ_UNROLL
+  for (int h = 0; h < HPC; ++h) {
+    if (h % NW != warp)
+      continue;
+    float Mh, Lh, Bh;
+    mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
+    const float inv = Lh > 0.f ? rcpFast(Lh) : 0.f; // L = 0: zeros
+    float o[E];
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      o[i] = (sRed[h][lane * E + i] + Bh) * inv;
+    const int qh = qh0 + h;
+    if (kSplits == 1 || nSplits == 1) { // the whole sequence: final output
+      if constexpr (VInfo::kRotated)
+        warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
+      T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
+               qh * a.out_stride_head;
+      storeRow<T, E>(out + lane * E, o);
+    } else {
+      const int64_t row =
+          (int64_t(b) * Spec::kNumQHeads + qh) * kSplits + split;
+      storeFloats<E>(a.workspace + row * D + lane * E, o);
+      if (lane == 0) {
+        float *ml = a.workspace + int64_t(a.max_batch) * Spec::kNumQHeads *
+                                      kSplits * D;
+        ml[row * 2 + 0] = Mh;
+        ml[row * 2 + 1] = Lh;
+      }
+    }
+  }
+}
+
+/* The scalar path (QJL keys, and recipes the tensor-core path does not
+ * take): lane groups own tokens, fp32 FMAs per coordinate and head. */
+template <class Spec, class T>
+TQ_INLINE void decodeScalar(const tq_decode_args &a) {
   using P = DecodePlan<Spec>;
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
@@ -219,6 +350,13 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   if (b >= a.batch) // uniform over the CTA, before any barrier
     return;
   const int split = blockIndexZ();
+  // This split's tokens (fixed grid: the range comes from seq_lens).
+  const int L = a.seq_lens[b];
+  const int nSplits = splitsUsed<Spec>(L);
+  if (split >= nSplits) // unused split: nothing to read or write
+    return;
+  int tokBegin, tokEnd;
+  splitRange<Spec>(L, split, nSplits, tokBegin, tokEnd);
   const int qh0 = blockIndexX() * HPC; // first query head of this CTA
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();
@@ -237,27 +375,12 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
     if (warp == NW - 1)
       fillLevels<VInfo>(sValueLevels, Spec::valueLevels());
-  const float qscale = a.scale * kLog2e;
-  const T *query = static_cast<const T *>(a.query) + b * a.query_stride_batch;
-  for (int h = warp; h < HPC; h += NW) {
-    float x[E];
-    loadRow<T, E>(query + (qh0 + h) * a.query_stride_head + lane * E, x);
-    if constexpr (kQjl) {
-      TQ_UNROLL
-      for (int i = 0; i < E; ++i)
-        sRed[h][lane * E + i] = x[i];
-    }
-    if constexpr (KInfo::kRotated)
-      warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      sQ[h][lane * E + i] = x[i] * qscale;
-  }
+  loadQueries<Spec, T>(a, b, qh0, sQ, sRed, nullptr);
   barrier();
   if constexpr (kQjl) {
     // Sq'[h][i] = (S·q_h)_i · scale·log2(e)·√(π/2)/D; S row-major D×D. One
     // thread per row i, all heads at once (each S element is read once).
-    const float f = qscale * float(kSqrtHalfPi / D);
+    const float f = a.scale * kLog2e * float(kSqrtHalfPi / D);
     const float *S = Spec::qjlMatrix();
     const bool vec = isAligned(S, 16);
     for (int i = threadIndex(); i < D; i += NW * kWarpSize) {
@@ -300,15 +423,6 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
     for (int c = 0; c < C; ++c)
       q[h][c] = P::kQInShared ? 0.f : sQ[h][li * C + c];
   }
-
-  // ---- This split's tokens (fixed grid: the range comes from seq_lens) ---
-  const int L = a.seq_lens[b];
-  const int nTiles = (L + Spec::kBlockN - 1) / Spec::kBlockN;
-  const int tilesPerSplit = (nTiles + kSplits - 1) / kSplits;
-  const int tileBegin = split * tilesPerSplit;
-  const int tileEnd = minInt(tileBegin + tilesPerSplit, nTiles);
-  const int tokBegin = tileBegin * Spec::kBlockN;
-  const int tokEnd = minInt(tileEnd * Spec::kBlockN, L);
 
   const int32_t *blockTable = a.block_tables + int64_t(b) * a.block_table_stride;
   const uint8_t *headBase = a.cache + int64_t(kvh) * Spec::kHeadStride;
@@ -390,67 +504,40 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
     }
   }
   barrier();
-  float Mh[HPC], Lh[HPC], Bh[HPC], f[HPC];
-  TQ_UNROLL
-  for (int h = 0; h < HPC; ++h) {
-    float M = negInf();
-    for (int w = 0; w < NW; ++w)
-      M = fmaxf(M, sMl[w][h][0]);
-    float Ls = 0.f, Bs = 0.f;
-    for (int w = 0; w < NW; ++w) {
-      const float ww = mergeWeight(sMl[w][h][0], M);
-      Ls += sMl[w][h][1] * ww;
-      Bs += sMl[w][h][2] * ww;
-    }
-    Mh[h] = M, Lh[h] = Ls, Bh[h] = Bs;
-    f[h] = mergeWeight(m[h], M);
-  }
   for (int w = 0; w < NW; ++w) {
     if (warp == w && g == 0) {
       TQ_UNROLL
       for (int h = 0; h < HPC; ++h) {
+        float Mh, Lh, Bh;
+        mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
+        const float f = mergeWeight(m[h], Mh);
         TQ_UNROLL
         for (int c = 0; c < C; ++c) {
           float *dst = &sRed[h][li * C + c];
-          const float v = acc[h][c] * f[h];
+          const float v = acc[h][c] * f;
           *dst = w == 0 ? v : *dst + v;
         }
       }
     }
     barrier();
   }
+  finishHeads<Spec, T>(a, b, qh0, split, nSplits, sRed, sMl);
+}
 
-  // ---- Epilogue: normalize; un-rotate and write, or write the partial ----
-  // Warp w finishes heads w, w + NW, ... (h stays a compile-time index so the
-  // per-head registers never need local memory).
-  TQ_UNROLL
-  for (int h = 0; h < HPC; ++h) {
-    if (h % NW != warp)
-      continue;
-    const float inv = Lh[h] > 0.f ? rcpFast(Lh[h]) : 0.f; // L = 0: zeros
-    float o[E];
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      o[i] = (sRed[h][lane * E + i] + Bh[h]) * inv;
-    const int qh = qh0 + h;
-    if constexpr (kSplits == 1) {
-      if constexpr (VInfo::kRotated)
-        warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
-      T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
-               qh * a.out_stride_head;
-      storeRow<T, E>(out + lane * E, o);
-    } else {
-      const int64_t row =
-          (int64_t(b) * Spec::kNumQHeads + qh) * kSplits + split;
-      storeFloats<E>(a.workspace + row * D + lane * E, o);
-      if (lane == 0) {
-        float *ml = a.workspace + int64_t(a.max_batch) * Spec::kNumQHeads *
-                                      kSplits * D;
-        ml[row * 2 + 0] = Mh[h];
-        ml[row * 2 + 1] = Lh[h];
-      }
-    }
-  }
+} // namespace decode_detail
+} // namespace tq
+
+#include "tq/decode_tc.h"
+
+namespace tq {
+
+/* The decode kernel body: the tensor-core path wherever the recipe and the
+ * target allow it (decode_tc.h), the scalar path otherwise. */
+template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
+  if constexpr (tc::TcPlan<Spec>::kEnabled)
+    tc::decodeTc<Spec, T>(a);
+  else
+    decode_detail::decodeScalar<Spec, T>(a);
 }
 
 } // namespace tq

@@ -42,8 +42,9 @@ typedef unsigned long long uint64_t;
 #define TQ_INLINE __device__ __forceinline__
 /* Compile-time helpers usable in constant expressions of device code. */
 #define TQ_CONSTEXPR __host__ __device__ constexpr
-/* CTA-shared storage (static sizes only). */
+/* CTA-shared storage (static sizes only), and an alignment for it. */
 #define TQ_SHARED __shared__
+#define TQ_ALIGN(n) __align__(n)
 /* Loops over register arrays must be fully unrolled (a register array indexed
  * by a run-time value lives in local memory). */
 #define TQ_UNROLL _Pragma("unroll")
@@ -330,6 +331,138 @@ TQ_INLINE double sqrtRn(double x) {
 }
 TQ_INLINE float floorF(float x) { return floorf(x); }
 TQ_INLINE double floorD(double x) { return floor(x); }
+
+/* ---------------------------------------------------------------------------
+ * Warp-level matrix multiply and the register tricks that feed it (the
+ * tensor-core decode, decode_tc.h). A port provides the same operations with
+ * the same per-lane fragment layouts, or sets kTargetHasWarpMma = false and
+ * the decode keeps its scalar path.
+ *
+ * Fragment layouts (lane = 4·g + t, g = lane / 4, t = lane % 4), the ones of
+ * PTX's mma.m16n8k16 with .row.col:
+ *   A, 16×16 (row × k), four 32-bit registers of two 16-bit elements each,
+ *      lower half = lower column: a0 = (g, 2t..2t+1), a1 = (g+8, 2t..2t+1),
+ *      a2 = (g, 2t+8..2t+9), a3 = (g+8, 2t+8..2t+9);
+ *   B, 16×8 (k × n): b0 = (k 2t..2t+1, n g), b1 = (k 2t+8..2t+9, n g);
+ *   C/D, 16×8 fp32: c0, c1 = (g, 2t), (g, 2t+1); c2, c3 = (g+8, 2t), (g+8, 2t+1).
+ * ------------------------------------------------------------------------ */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr bool kTargetHasWarpMma = false;
+#else
+constexpr bool kTargetHasWarpMma = true; // mma.sync f16/bf16 and movmatrix
+#endif
+
+/* d += A·B, fp16 operands, fp32 accumulation. */
+TQ_INLINE void mmaF16(float (&d)[4], const uint32_t (&a)[4],
+                      const uint32_t (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                 "r"(b[1]));
+}
+/* d += A·B, bf16 operands, fp32 accumulation. */
+TQ_INLINE void mmaBf16(float (&d)[4], const uint32_t (&a)[4],
+                       const uint32_t (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                 "r"(b[1]));
+}
+/* Transpose of an 8×8 matrix of 16-bit elements held one row-pair per lane
+ * (lane 4·r + c holds elements (r, 2c) low and (r, 2c+1) high): afterwards
+ * the lane holds elements (2c, r) low and (2c+1, r) high. Turns a C-layout
+ * row block into a B fragment without shared memory. */
+TQ_INLINE uint32_t transpose8x8b16(uint32_t x) {
+  uint32_t r;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;"
+               : "=r"(r)
+               : "r"(x));
+  return r;
+}
+
+/* Byte i of the result is byte ((sel >> 4i) & 7) of the 8-byte value
+ * (hi:lo); the selector nibbles' bit 3 must be clear. */
+TQ_INLINE uint32_t bytePerm(uint32_t lo, uint32_t hi, uint32_t sel) {
+  return __byte_perm(lo, hi, sel);
+}
+
+/* Two floats as f16x2 / bf16x2 bits (lo in the low half), round to nearest. */
+TQ_INLINE uint32_t packHalf2(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+TQ_INLINE uint32_t packBf16x2(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+/* f16x2 arithmetic on bit patterns (a·b + c, a·b, a - b), round to nearest. */
+TQ_INLINE uint32_t hfma2(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+TQ_INLINE uint32_t hmul2(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TQ_INLINE uint32_t hsub2(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+/* Two e4m3 bytes (bits 0..15, lower element in the low byte) as exact f16x2
+ * (every e4m3 value is an fp16 value). */
+TQ_INLINE uint32_t e4m3x2ToHalf2(uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && !defined(TQ_SOFT_FP8)
+  uint32_t r;
+  asm("{ .reg .b16 lo, hi;\n\t"
+      "mov.b32 {lo, hi}, %1;\n\t"
+      "cvt.rn.f16x2.e4m3x2 %0, lo; }"
+      : "=r"(r)
+      : "r"(x));
+  return r;
+#else
+  // Each byte into the high byte of its half, then sign | magnitude >> 1:
+  // the 7 magnitude bits at fp16 bits 13..7 are the value times 2^-8 (see
+  // e4m3BitsToFloat), and the exact multiply by 256 restores it.
+  const uint32_t y = __byte_perm(x, 0u, 0x1404); // [0, b0, 0, b1]
+  const uint32_t h = ((y >> 1) & 0x3f803f80u) | (y & 0x80008000u);
+  return hmul2(h, 0x5c005c00u); // x 256
+#endif
+}
+
+/* a & b | c style bitwise functions of three words (LUT = the truth table
+ * of f(0xf0, 0xcc, 0xaa)), one instruction whatever the constants. */
+template <uint32_t LUT>
+TQ_INLINE uint32_t lop3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm("lop3.b32 %0, %1, %2, %3, %4;"
+      : "=r"(r)
+      : "r"(a), "r"(b), "r"(c), "n"(LUT));
+  return r;
+}
+
+/* Shared memory by 32-bit shared-window address: the decode's lookup tables
+ * are read at a base plus a byte offset built with one mask-or from the
+ * codes. */
+TQ_INLINE uint32_t sharedAddress(const void *p) {
+  return uint32_t(__cvta_generic_to_shared(p));
+}
+TQ_INLINE uint32_t loadShared4(uint32_t addr) {
+  uint32_t r;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(addr));
+  return r;
+}
+
+/* True on every lane when p is true on any lane. */
+TQ_INLINE bool anyLane(bool p) { return __any_sync(0xffffffffu, p); }
 
 } // namespace tq
 

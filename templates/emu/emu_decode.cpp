@@ -1,0 +1,70 @@
+// templates/emu/run.sh: runs the generated TU's decode (+ combine) on the CPU emulator against the
+// float64 reference, like tests/gpu/GpuKernelTest.cpp.
+#include KERNELS_TU
+#include "tqc/numerics/attention.h"
+#include "tqc/numerics/cache.h"
+#include "tqc/numerics/minifloat.h"
+#include "tqc/numerics/spec.h"
+#include <random>
+#include <algorithm>
+#include <numeric>
+#include <cstdio>
+namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
+static int gDummyStatic;
+using Spec = PLAN;
+int main(int argc, char **argv) {
+  emu::gSharedBase = ((uintptr_t)&gDummyStatic & ~uintptr_t((1 << 24) - 1)) - (uintptr_t(1) << 30) - 0x400; // sm_90: user smem starts at 0x400
+  const int d = Spec::kHeadDim, hq = Spec::kNumQHeads, hkv = Spec::kNumKVHeads, bs = Spec::kBlockSize;
+  auto spec = tqc::presetSpec(PRESET, d, hq, hkv, bs);
+  spec->key.quant.qjl = TqSpec::kKeyQjl;
+  tqc::HostCodec codec(*spec);
+  const std::vector<int32_t> lens = {0, 1, 17, 300, 2600, 77};
+  const int batch = lens.size(), maxBatch = 8, maxBlocksPerSeq = 2600 / bs + 2;
+  int numBlocks = 0; for (int l : lens) numBlocks += (l + bs - 1) / bs; numBlocks += 3;
+  std::vector<uint8_t> cache(codec.cacheBytes(numBlocks) + 64);
+  uint8_t *cacheAligned = (uint8_t *)(((uintptr_t)cache.data() + 15) & ~uintptr_t(15));
+  std::mt19937_64 rng(99 + d * 7 + hq); std::normal_distribution<double> normal; std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<int32_t> physical(numBlocks); std::iota(physical.begin(), physical.end(), 0); std::shuffle(physical.begin(), physical.end(), rng);
+  std::vector<int32_t> table(size_t(maxBatch) * maxBlocksPerSeq, numBlocks - 1);
+  int next = 0;
+  for (int b = 0; b < batch; ++b) for (int i = 0; i < (lens[b] + bs - 1) / bs; ++i) table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
+  for (size_t i = 0; i < codec.cacheBytes(numBlocks); ++i) cacheAligned[i] = byte(rng);
+  std::vector<float> k(d), v(d);
+  for (int b = 0; b < batch; ++b) for (int t = 0; t < lens[b]; ++t) for (int h = 0; h < hkv; ++h) {
+    double ks = 0.5 + (t % 5), vs = 0.5 + (t % 3);
+    for (int i = 0; i < d; ++i) { k[i] = float(tqc::roundToBf16(ks * normal(rng))); v[i] = float(tqc::roundToBf16(vs * normal(rng) + 0.25)); }
+    codec.encodeTokenHead(k.data(), v.data(), cacheAligned, table[size_t(b) * maxBlocksPerSeq + t / bs], t % bs, h);
+  }
+  const int64_t rowStride = int64_t(hq) * d + 64;
+  std::vector<uint16_t> query(size_t(maxBatch) * rowStride);
+  std::vector<double> qh(size_t(batch) * hq * d);
+  for (int b = 0; b < batch; ++b) for (int h = 0; h < hq; ++h) for (int i = 0; i < d; ++i) {
+    double x = 2.0 * normal(rng); uint16_t q = tqc::encodeBf16(x);
+    query[size_t(b) * rowStride + size_t(h) * d + i] = q; qh[(size_t(b) * hq + h) * d + i] = tqc::decodeBf16(q); }
+  double scale = 1.0 / std::sqrt(double(d));
+  std::vector<double> ref(size_t(batch) * hq * d);
+  tqc::PagedBatch pb; pb.cache = cacheAligned; pb.blockTable = table.data(); pb.maxBlocksPerSeq = maxBlocksPerSeq; pb.seqLens = lens.data(); pb.numSeqs = batch;
+  tqc::referenceDecode(codec, pb, qh.data(), scale, ref.data());
+  const int launched = batch - 1;
+  std::vector<uint16_t> out(size_t(maxBatch) * rowStride, 0xFFFF);
+  std::vector<float> ws(TQ_WORKSPACE_FLOATS(maxBatch, hq, Spec::kSplits, d) + 16, NAN);
+  tq_decode_args a{}; a.query = query.data(); a.cache = cacheAligned; a.block_tables = table.data(); a.seq_lens = lens.data();
+  a.out = out.data(); a.workspace = ws.data(); a.query_stride_batch = rowStride; a.query_stride_head = d; a.out_stride_batch = rowStride; a.out_stride_head = d;
+  a.block_table_stride = maxBlocksPerSeq; a.batch = launched; a.max_batch = maxBatch; a.scale = float(scale);
+  for (int z = 0; z < Spec::kSplits; ++z) for (int y = 0; y < maxBatch; ++y) for (int x = 0; x < hq / Spec::kHeadsPerCta; ++x)
+    emu::runCta(x, y, z, Spec::kWarps * 32, [&] { tq::decode<Spec, tq::bf16_t>(a); });
+  if (Spec::kSplits > 1)
+    for (int y = 0; y < hq; ++y) for (int x = 0; x < maxBatch; ++x)
+      emu::runCta(x, y, 0, Spec::kWarps * 32, [&] { tq::combine<Spec, tq::bf16_t>(a); });
+  double worst = 0; int bad = 0;
+  for (int b = 0; b < batch; ++b) for (int h = 0; h < hq; ++h) {
+    const uint16_t *row = &out[size_t(b) * rowStride + size_t(h) * d]; const double *want = &ref[(size_t(b) * hq + h) * d];
+    if (b >= launched) { for (int i = 0; i < d; ++i) if (row[i] != 0xFFFF) { printf("row beyond batch written\n"); return 1; } continue; }
+    double num = 0, den = 0;
+    for (int i = 0; i < d; ++i) { double x = tqc::decodeBf16(row[i]); if (!std::isfinite(x)) { printf("nonfinite b%d h%d i%d len %d\n", b, h, i, lens[b]); return 1; } num += (x - want[i]) * (x - want[i]); den += want[i] * want[i]; }
+    if (lens[b] == 0) { if (num != 0) { printf("empty seq nonzero\n"); return 1; } continue; }
+    double rel = std::sqrt(num / std::max(den, 1e-30)); worst = std::max(worst, rel); if (rel > 1e-2) { if (bad++ < 5) printf("b%d (len %d) h%d rel %.3e\n", b, lens[b], h, rel); }
+  }
+  printf("%s D%d hq%d splits %d: worst rel %.3e %s\n", PRESET, d, hq, Spec::kSplits, worst, bad ? "FAIL" : "ok");
+  return bad ? 1 : 0;
+}

@@ -1,0 +1,191 @@
+// Host emulation of templates/tq/target_cuda.h (templates/emu/run.sh): every
+// CUDA thread is a fiber; warp collectives and barriers rendezvous through
+// the scheduler. For checking the kernels on a CPU only.
+#ifndef TQ_TARGET_CUDA_H
+#define TQ_TARGET_CUDA_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <ucontext.h>
+#include <vector>
+#include <functional>
+#include "tq/spec_constants.h"
+
+#define __device__
+#define __host__
+#define __global__
+#define __constant__
+#define __forceinline__ inline
+#define __launch_bounds__(x)
+#define __align__(n) alignas(n)
+#define TQ_DEVICE
+#define TQ_INLINE inline
+#define TQ_CONSTEXPR constexpr
+#define TQ_SHARED static
+#define TQ_ALIGN(n) __attribute__((aligned(n)))
+#define TQ_UNROLL
+#define TQ_NO_UNROLL
+
+namespace emu {
+struct Fiber { ucontext_t ctx; int tid; bool done; std::vector<char> stack; };
+struct Warp { uint64_t in[32][12]; int arrive = 0; int gen = 0; };
+struct State {
+  ucontext_t sched; std::vector<Fiber> fibers; int cur = 0;
+  int bx, by, bz, nthreads; Warp warps[32]; int barArrive = 0, barGen = 0;
+};
+inline State &S() { static State s; return s; }
+inline void yield() { State &s = S(); swapcontext(&s.fibers[s.cur].ctx, &s.sched); }
+inline int tid() { return S().fibers[S().cur].tid; }
+inline void warpRendezvous() {
+  Warp &w = S().warps[tid() >> 5]; int g = w.gen;
+  if (++w.arrive == 32) { w.arrive = 0; w.gen++; } else while (w.gen == g) yield();
+}
+// Lane exchange: deposit n words, rendezvous, read, rendezvous.
+template <class F> inline void exchange(const uint64_t *mine, int n, F &&use) {
+  Warp &w = S().warps[tid() >> 5]; int lane = tid() & 31;
+  for (int i = 0; i < n; ++i) w.in[lane][i] = mine[i];
+  warpRendezvous(); use(w.in); warpRendezvous();
+}
+inline void ctaBarrier() {
+  State &s = S(); int g = s.barGen;
+  if (++s.barArrive == s.nthreads) { s.barArrive = 0; s.barGen++; } else while (s.barGen == g) yield();
+}
+extern std::function<void()> gBody;
+inline void trampoline() { gBody(); S().fibers[S().cur].done = true; swapcontext(&S().fibers[S().cur].ctx, &S().sched); }
+inline void runCta(int bx, int by, int bz, int nthreads, std::function<void()> body) {
+  State &s = S(); s.bx = bx; s.by = by; s.bz = bz; s.nthreads = nthreads; s.barArrive = 0;
+  for (auto &w : s.warps) w.arrive = 0;
+  gBody = body;
+  s.fibers.resize(nthreads);
+  for (int i = 0; i < nthreads; ++i) {
+    Fiber &f = s.fibers[i]; f.tid = i; f.done = false; f.stack.resize(256 << 10);
+    getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = f.stack.data(); f.ctx.uc_stack.ss_size = f.stack.size();
+    f.ctx.uc_link = nullptr; makecontext(&f.ctx, trampoline, 0);
+  }
+  for (;;) { bool any = false;
+    for (int i = 0; i < nthreads; ++i) if (!s.fibers[i].done) { any = true; s.cur = i; swapcontext(&s.sched, &s.fibers[i].ctx); }
+    if (!any) break; }
+}
+extern uintptr_t gSharedBase;
+} // namespace emu
+
+namespace tq {
+struct bf16_t { uint16_t bits; };
+struct f16_t { uint16_t bits; };
+struct alignas(16) u32x4 { uint32_t x, y, z, w; };
+struct alignas(8) u32x2 { uint32_t x, y; };
+constexpr int kWarpSize = 32, kLog2WarpSize = 5;
+inline int threadIndex() { return emu::tid(); }
+inline int laneIndex() { return emu::tid() & 31; }
+inline int warpIndex() { return emu::tid() >> 5; }
+inline int blockIndexX() { return emu::S().bx; }
+inline int blockIndexY() { return emu::S().by; }
+inline int blockIndexZ() { return emu::S().bz; }
+inline void barrier() { emu::ctaBarrier(); }
+inline void syncWarp() { emu::warpRendezvous(); }
+template <class R> inline R shflGeneric(R v, int src, bool isXor) {
+  uint64_t m = 0; memcpy(&m, &v, sizeof(R)); R r;
+  int lane = laneIndex(); int s = isXor ? (lane ^ src) : (src & 31);
+  emu::exchange(&m, 1, [&](uint64_t (*in)[12]) { memcpy(&r, &in[s][0], sizeof(R)); });
+  return r;
+}
+inline float shflXor(float v, int m) { return shflGeneric(v, m, true); }
+inline double shflXor(double v, int m) { return shflGeneric(v, m, true); }
+inline uint32_t shflXor(uint32_t v, int m) { return shflGeneric(v, m, true); }
+inline float shflIdx(float v, int s) { return shflGeneric(v, s, false); }
+inline uint32_t shflIdx(uint32_t v, int s) { return shflGeneric(v, s, false); }
+inline uint32_t ballot(bool p) { uint64_t m = p; uint32_t r = 0;
+  emu::exchange(&m, 1, [&](uint64_t (*in)[12]) { for (int i = 0; i < 32; ++i) r |= uint32_t(in[i][0] & 1) << i; }); return r; }
+inline bool anyLane(bool p) { return ballot(p) != 0; }
+template <int WIDTH = kWarpSize, class R> inline R groupSum(R v) { for (int m = 1; m < WIDTH; m <<= 1) v += shflXor(v, m); return v; }
+template <int WIDTH = kWarpSize, class R> inline R groupMax(R v) { for (int m = 1; m < WIDTH; m <<= 1) { R o = shflXor(v, m); v = o > v ? o : v; } return v; }
+template <int WIDTH = kWarpSize, class R> inline R groupMin(R v) { for (int m = 1; m < WIDTH; m <<= 1) { R o = shflXor(v, m); v = o < v ? o : v; } return v; }
+template <class R> inline R warpSum(R v) { return groupSum<kWarpSize>(v); }
+template <class R> inline R warpMax(R v) { return groupMax<kWarpSize>(v); }
+template <class R> inline R warpMin(R v) { return groupMin<kWarpSize>(v); }
+inline void chkAlign(const void *p, int n) { if (((uintptr_t)p) & (n - 1)) { fprintf(stderr, "misaligned %d-byte access\n", n); abort(); } }
+inline u32x4 loadGlobal16(const void *p) { chkAlign(p, 16); u32x4 r; memcpy(&r, p, 16); return r; }
+inline u32x2 loadGlobal8(const void *p) { chkAlign(p, 8); u32x2 r; memcpy(&r, p, 8); return r; }
+inline uint32_t loadGlobal4(const void *p) { chkAlign(p, 4); uint32_t r; memcpy(&r, p, 4); return r; }
+inline uint32_t loadGlobal2(const void *p) { chkAlign(p, 2); uint16_t r; memcpy(&r, p, 2); return r; }
+inline uint32_t loadGlobal1(const void *p) { return *(const uint8_t *)p; }
+inline void storeGlobal16(void *p, u32x4 v) { memcpy(p, &v, 16); }
+inline void storeGlobal8(void *p, u32x2 v) { memcpy(p, &v, 8); }
+inline void storeGlobal4(void *p, uint32_t v) { memcpy(p, &v, 4); }
+inline void storeGlobal2(void *p, uint32_t v) { uint16_t x = v; memcpy(p, &x, 2); }
+inline void storeGlobal1(void *p, uint32_t v) { *(uint8_t *)p = v; }
+inline bool isAligned(const void *p, int b) { return ((uintptr_t)p & (b - 1)) == 0; }
+inline float bitsToFloat(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+inline uint32_t floatToBits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+inline uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
+inline float bf16BitsToFloat(uint32_t b) { return bitsToFloat((b & 0xffffu) << 16); }
+inline uint32_t floatToBf16Bits(float f) { uint32_t u = floatToBits(f); if ((u & 0x7fffffff) > 0x7f800000) return 0x7fc0; u += 0x7fff + ((u >> 16) & 1); return u >> 16; }
+inline float f16BitsToFloat(uint32_t b) { uint16_t x = b; _Float16 h; memcpy(&h, &x, 2); return (float)h; }
+inline uint32_t floatToF16Bits(float f) { _Float16 h = (_Float16)f; uint16_t x; memcpy(&x, &h, 2); return x; }
+inline uint32_t doubleToF16Bits(double d) { _Float16 h = (_Float16)d; uint16_t x; memcpy(&x, &h, 2); return x; }
+inline float doubleToFloatRoundOdd(double d) { float f = (float)d; /* approx */ return f; }
+inline uint32_t floatToE4m3Bits(float) { abort(); }
+inline float e4m3BitsToFloat(uint32_t b) { uint32_t h = ((b & 0x80u) << 8) | ((b & 0x7fu) << 7); return f16BitsToFloat(h) * 256.0f; }
+inline float exp2Fast(float x) { return exp2f(x); }
+inline float rcpFast(float x) { return 1.0f / x; }
+inline float negInf() { return -INFINITY; }
+inline bool isNegInf(float x) { return x == -INFINITY; }
+inline double divRn(double a, double b) { return a / b; }
+inline double sqrtRn(double x) { return sqrt(x); }
+inline float floorF(float x) { return floorf(x); }
+inline double floorD(double x) { return floor(x); }
+
+constexpr bool kTargetHasWarpMma = true;
+inline float h2lo(uint32_t x) { return f16BitsToFloat(x & 0xffff); }
+inline float h2hi(uint32_t x) { return f16BitsToFloat(x >> 16); }
+inline float b2lo(uint32_t x) { return bf16BitsToFloat(x & 0xffff); }
+inline float b2hi(uint32_t x) { return bf16BitsToFloat(x >> 16); }
+template <bool BF> inline void mmaGeneric(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  uint64_t mine[6] = {a[0], a[1], a[2], a[3], b[0], b[1]};
+  int lane = laneIndex(), g = lane >> 2, t = lane & 3; float out[4];
+  emu::exchange(mine, 6, [&](uint64_t (*in)[12]) {
+    float A[16][16], B[16][8];
+    for (int l = 0; l < 32; ++l) { int gg = l >> 2, tt = l & 3;
+      auto lo = [&](uint64_t x) { return BF ? b2lo(x) : h2lo(x); };
+      auto hi = [&](uint64_t x) { return BF ? b2hi(x) : h2hi(x); };
+      A[gg][2*tt] = lo(in[l][0]); A[gg][2*tt+1] = hi(in[l][0]);
+      A[gg+8][2*tt] = lo(in[l][1]); A[gg+8][2*tt+1] = hi(in[l][1]);
+      A[gg][2*tt+8] = lo(in[l][2]); A[gg][2*tt+9] = hi(in[l][2]);
+      A[gg+8][2*tt+8] = lo(in[l][3]); A[gg+8][2*tt+9] = hi(in[l][3]);
+      B[2*tt][gg] = lo(in[l][4]); B[2*tt+1][gg] = hi(in[l][4]);
+      B[2*tt+8][gg] = lo(in[l][5]); B[2*tt+9][gg] = hi(in[l][5]); }
+    int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2*t, 2*t+1, 2*t, 2*t+1};
+    for (int i = 0; i < 4; ++i) { float s = 0; for (int k = 0; k < 16; ++k) s += A[rows[i]][k] * B[k][cols[i]]; out[i] = s; }
+  });
+  for (int i = 0; i < 4; ++i) d[i] += out[i];
+}
+inline void mmaF16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) { mmaGeneric<false>(d, a, b); }
+inline void mmaBf16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) { mmaGeneric<true>(d, a, b); }
+inline uint32_t transpose8x8b16(uint32_t x) {
+  uint64_t m = x; int lane = laneIndex(), r = lane >> 2, c = lane & 3; uint32_t out = 0;
+  emu::exchange(&m, 1, [&](uint64_t (*in)[12]) {
+    auto el = [&](int row, int col) { uint32_t w = in[row * 4 + col / 2][0]; return (col & 1) ? (w >> 16) : (w & 0xffff); };
+    out = el(2 * c, r) | (el(2 * c + 1, r) << 16); });
+  return out;
+}
+inline uint32_t bytePerm(uint32_t lo, uint32_t hi, uint32_t sel) {
+  uint64_t v = lo | (uint64_t(hi) << 32); uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) { int s = (sel >> (4 * i)) & 15; if (s & 8) abort(); r |= uint32_t((v >> (8 * s)) & 0xff) << (8 * i); }
+  return r;
+}
+inline uint32_t packH(float lo, float hi) { return floatToF16Bits(lo) | (floatToF16Bits(hi) << 16); }
+inline uint32_t packHalf2(float lo, float hi) { return packH(lo, hi); }
+inline uint32_t packBf16x2(float lo, float hi) { return floatToBf16Bits(lo) | (floatToBf16Bits(hi) << 16); }
+inline uint32_t hfma2(uint32_t a, uint32_t b, uint32_t c) { return packH((float)(_Float16)fmaf(h2lo(a), h2lo(b), h2lo(c)), fmaf(h2hi(a), h2hi(b), h2hi(c))); }
+inline uint32_t hmul2(uint32_t a, uint32_t b) { return packH(h2lo(a) * h2lo(b), h2hi(a) * h2hi(b)); }
+inline uint32_t hsub2(uint32_t a, uint32_t b) { return packH(h2lo(a) - h2lo(b), h2hi(a) - h2hi(b)); }
+inline uint32_t e4m3x2ToHalf2(uint32_t x) { return packH(e4m3BitsToFloat(x & 0xff), e4m3BitsToFloat((x >> 8) & 0xff)); }
+template <uint32_t LUT> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r = 0; for (int i = 0; i < 32; ++i) { int idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((c >> i) & 1); r |= ((LUT >> idx) & 1u) << i; } return r; }
+inline uint32_t sharedAddress(const void *p) { return uint32_t((uintptr_t)p - emu::gSharedBase); }
+inline uint32_t loadShared4(uint32_t addr) { chkAlign((void*)(uintptr_t)addr, 4); uint32_t r; memcpy(&r, (const void *)(emu::gSharedBase + addr), 4); return r; }
+} // namespace tq
+
+#endif

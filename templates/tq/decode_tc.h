@@ -1,0 +1,885 @@
+/*===- decode_tc.h - Split-KV decode on tensor cores ----------------------===*
+ *
+ * tq::tc::decodeTc<Spec, T>: the same kernel contract as decode.h (grid
+ * (num_q_heads / kHeadsPerCta, max_batch, kSplits), kWarps warps, the same
+ * split ranges, workspace partials and epilogue), taken by tq::decode
+ * whenever TcPlan<Spec>::kEnabled: keys that are Lloyd-Max of at most 4 bits
+ * (no QJL), fp8 or bf16; values that are Lloyd-Max or uniform of at most 4
+ * bits, uniform of 8 bits, fp8 or bf16; head_dim >= 64; a target with warp
+ * mma (target_cuda.h: kTargetHasWarpMma).
+ *
+ * Why this shape. Decode reads every cache byte once and does ~4 FLOPs per
+ * element per query head, so the scalar path spent ~36 instructions per cache
+ * element and ran at the instruction limit whatever the bytes. Here each warp
+ * takes 16 tokens at a time and:
+ *  1. loads its lanes' slices of the raw code/scale planes straight into
+ *     registers, in exactly the positions the mma fragments need them, so no
+ *     shared-memory staging, ldmatrix or bank conflicts are involved. The
+ *     next 16 tokens' loads are issued before the current ones are used
+ *     (register double buffering) when the raw slices are small;
+ *  2. scores S^T = K·Q^T with mma m16n8k16 (M = 16 tokens, N = 8 query heads
+ *     padded, K = head_dim in 16-wide steps). The A operand is dequantized
+ *     in registers: codes of <= 4 bits are looked up in pairs in a table in
+ *     shared memory (entry (c0 | c1 << b) = half2(level c0, level c1),
+ *     replicated per lane so no lookup ever has a bank conflict; one shift,
+ *     one mask-or and one load per two coordinates); fp8 and bf16 convert or
+ *     pass through. The reduction dimension is free to permute, so lane t
+ *     owns the D/4 contiguous coordinates [t·D/4, t·D/4 + D/4) of its two
+ *     token rows: whole code bytes, consecutive pairs, and the rotated
+ *     query's B fragment (registers, loaded once per CTA) uses the same
+ *     order. The per-token key scale multiplies the score (fold-norm);
+ *  3. online softmax in the exp2 domain, one max per head per 16 tokens
+ *     (shuffles across the 8 row lanes), the accumulator rescale skipped
+ *     (warp vote) unless some head's max grew;
+ *  4. O^T += V^T·P^T with mma (M = head_dim in 16-row tiles, N = 8 heads,
+ *     K = the 16 tokens). P leaves step 3 in the accumulator layout, rows =
+ *     tokens; one movmatrix per 8 tokens transposes it into the B operand,
+ *     with the per-token value scale already folded into it and the uniform
+ *     zero point kept as the scalar Σ p·z per head. V^T's fragment pairs
+ *     two tokens of one coordinate: 4-bit uniform codes take one byte
+ *     permute per two tokens and one mask-or into the fp16 exponent trick
+ *     (0x6400 | n = 1024 + n) per two coordinates, then an exact f16x2
+ *     subtract; <= 3-bit codes and Lloyd-Max levels use the pair table. Lane
+ *     g owns the D/8 contiguous output coordinates [g·D/8, g·D/8 + D/8);
+ *  5. each warp keeps (max, sum, Σ p·z, O^T) for its 16-token steps; warps
+ *     merge at the end in warp order (deterministic), then decode.h's
+ *     epilogue normalizes and un-rotates or writes the split's partial.
+ * Operands are fp16 (fp32 accumulation): the rotated query is scaled per
+ * head by a power of two into [-2, 2) so fp16 keeps full precision for any
+ * input magnitude, and the factor returns on the score. bf16 keys use bf16
+ * mma with the query split into two bf16 terms (hi + lo), bf16 values bf16
+ * mma with bf16 P (relative error ~2^-9, well inside the 1e-2 budget).
+ *
+ * Fragment layouts are target_cuda.h's (lane = 4g + t). A warp's 16-token
+ * step has rows r = 0..15 = tokens t0 + r; lane (g, t) scores rows g and
+ * g + 8 for heads 2t and 2t + 1 and accumulates the output of heads 2t, 2t+1
+ * at coordinates g·D/8 + 2i (tile i, row g) and g·D/8 + 2i + 1 (row g + 8).
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_DECODE_TC_H
+#define TQ_DECODE_TC_H
+
+/* Tuning knobs (defaults chosen on the H200, bench/results/..-v1-h200.txt). */
+#ifndef TQ_TC_PREFETCH_WORDS
+#define TQ_TC_PREFETCH_WORDS 28
+#endif
+#ifndef TQ_TC_SCORE_CHAINS
+#define TQ_TC_SCORE_CHAINS 2
+#endif
+#ifndef TQ_TC_SUBNORMAL_CODES
+#define TQ_TC_SUBNORMAL_CODES true
+#endif
+
+namespace tq {
+namespace tc {
+
+/* How a tensor's stored elements become mma operands. */
+enum TcKind : int {
+  kTcNone = 0, // not taken by this path
+  kTcLut,      // codes of <= 4 bits: pair lookup table in shared memory
+  kTcMagic4,   // 4-bit uniform values: fp16 exponent trick
+  kTcMagic8,   // 8-bit uniform values: fp16 exponent trick
+  kTcFp8,      // e4m3 elements
+  kTcBf16,     // uncompressed bf16 elements (bf16 mma)
+};
+
+template <class Spec, bool IsKey> struct TcTensor {
+  using Info = TensorInfo<Spec, IsKey>;
+  using TS = typename Info::TS;
+  static constexpr int D = Spec::kHeadDim;
+  static constexpr int kBits = Info::kCodeBits;
+  static constexpr int kQuant = Info::kQuant;
+  static constexpr int kKeyKind =
+      Info::kQjl                                             ? kTcNone
+      : kQuant == TQ_QUANT_LLOYD_MAX && kBits <= 4           ? kTcLut
+      : kQuant == TQ_QUANT_FP8                               ? kTcFp8
+      : kQuant == TQ_QUANT_NONE                              ? kTcBf16
+                                                             : kTcNone;
+  static constexpr int kValueKind =
+      kQuant == TQ_QUANT_LLOYD_MAX && kBits <= 4 ? kTcLut
+      : kQuant == TQ_QUANT_UNIFORM && kBits == 4 ? kTcMagic4
+      : kQuant == TQ_QUANT_UNIFORM && kBits == 8 ? kTcMagic8
+      : kQuant == TQ_QUANT_UNIFORM && kBits <= 3 ? kTcLut
+      : kQuant == TQ_QUANT_FP8                   ? kTcFp8
+      : kQuant == TQ_QUANT_NONE                  ? kTcBf16
+                                                 : kTcNone;
+  static constexpr int kKind = IsKey ? kKeyKind : kValueKind;
+  static constexpr bool kBf16 = kKind == kTcBf16;
+  /* Coordinates of one token a lane holds: keys D/4 (lane t of a row),
+   * values D/8 (lane g). */
+  static constexpr int kDims = IsKey ? D / 4 : D / 8;
+  static constexpr int kSliceBits = kDims * kBits;
+  static constexpr int kSliceBytes = kSliceBits / 8;
+  static constexpr int kWords = (kSliceBytes + 3) / 4;
+  static constexpr int kLutEntries = kKind == kTcLut ? 1 << (2 * kBits) : 0;
+  static constexpr int kRowAlign = Info::kCodesAlign;
+};
+
+/* The static plan of the tensor-core path. */
+template <class Spec> struct TcPlan {
+  using K = TcTensor<Spec, true>;
+  using V = TcTensor<Spec, false>;
+  static constexpr int D = Spec::kHeadDim;
+  static constexpr int KC = D / 16; // k steps of QK^T = row tiles of V^T P^T
+  static constexpr int kLutBytes = (K::kLutEntries + V::kLutEntries) * 128;
+  /* Static shared memory stays under 48 KB with the query buffer. */
+  static constexpr bool kEnabled =
+      kTargetHasWarpMma && D >= 64 && D <= 256 && K::kKind != kTcNone &&
+      V::kKind != kTcNone && kLutBytes <= 36 * 1024 &&
+      K::kSliceBits % 8 == 0 && V::kSliceBits % 8 == 0 &&
+      Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8;
+  /* Registers of one 16-token step's raw data per lane. */
+  static constexpr int kRawWords = 2 * K::kWords + 4 * V::kWords + 6;
+  /* Double-buffer the raw registers when they are few (the big ones, bf16
+   * and fp8 at large head_dim, rely on occupancy instead). */
+  static constexpr bool kPrefetch = kRawWords <= TQ_TC_PREFETCH_WORDS;
+  /* Independent accumulator chains of the score mma (a step's 8 k steps at
+   * head_dim 128 in one chain are 8 dependent mma latencies); one at 256,
+   * where the second chain's registers made ptxas spill (k3v3, sm_90). */
+  static constexpr int kScoreChains =
+      D <= 128 ? minInt(TQ_TC_SCORE_CHAINS, KC) : 1; // D = 256: registers
+  /* Tables up to 8 KB are aligned to their size, so that a lane's base
+   * address ORs with the byte offset of an entry (no add per lookup). */
+  static constexpr bool kLutAlignedK =
+      K::kLutEntries > 0 && K::kLutEntries * 128 <= 8192;
+  static constexpr bool kLutAlignedV =
+      V::kLutEntries > 0 && V::kLutEntries * 128 <= 8192;
+  static constexpr int kLutAlignK = kLutAlignedK ? K::kLutEntries * 128 : 16;
+  static constexpr int kLutAlignV = kLutAlignedV ? V::kLutEntries * 128 : 16;
+  static constexpr int kLutPadK = (kLutAlignK - 16) / 4; // words
+  static constexpr int kLutPadV = (kLutAlignV - 16) / 4;
+  /* The query's B fragments live in registers up to head_dim 128 and in
+   * shared memory (one 8-byte load per lane and k step) at 256, where 32 +
+   * 32 more registers pushed ptxas to spill (when static shared memory
+   * stays under 48 KB). */
+  static constexpr int kSmemLut = K::kLutEntries * 128 + (K::kLutEntries ? kLutPadK * 4 : 0) +
+                                  V::kLutEntries * 128 + (V::kLutEntries ? kLutPadV * 4 : 0);
+  static constexpr int kSmemQ = Spec::kHeadsPerCta * D * 4;
+  static constexpr int kSmemQb = KC * (K::kBf16 ? 2 : 1) * kWarpSize * 8;
+  static constexpr bool kQbShared =
+      D > 128 && kSmemLut + kSmemQ + kSmemQb + 1024 <= 48 * 1024;
+  /* The query as two terms (hi + lo) of the mma's operand type: bf16 keys
+   * need it (a bf16 query alone costs ~1% of accuracy on peaked softmaxes);
+   * for fp16 it would halve the error again (worst 5.7e-3 -> 2.9e-3 on the
+   * GPU tier's data, CPU-emulated) at 8 more mma and 16 more registers. */
+  static constexpr bool kQuerySplit = K::kBf16;
+  /* Uniform value codes as fp16 subnormals: n in the low mantissa bits with
+   * a zero exponent is exactly n·2^-24 (n·2^-20 for a high nibble), one AND
+   * per register and no exponent trick to undo; the powers of two return on
+   * the output coordinates at the end. Needs mma to honour fp16 subnormal
+   * operands: checked exact on the H200 (bench/results/..-v1-h200.txt). */
+  static constexpr bool kSubnormalCodes = TQ_TC_SUBNORMAL_CODES;
+  /* Page-table lookups per 16 tokens: one, or two with 8-token pages. */
+  static constexpr int kPagesPerStep = Spec::kBlockSize >= 16 ? 1 : 2;
+};
+
+/* One 16-token step's raw cache data, as this lane needs it. Absent fields
+ * and rows past the split's end are zeros. */
+template <class Spec> struct TcRaw {
+  using Pl = TcPlan<Spec>;
+  uint32_t k[2][Pl::K::kWords]; // key rows g, g + 8: coordinates of lane t
+  uint32_t v[4][Pl::V::kWords]; // value rows 2t, 2t+1, 2t+8, 2t+9: lane g's
+  uint32_t ks[2], vs[2], vz[2]; // fp16 bits of rows g, g + 8
+  const uint8_t *vp[2];         // value rows 2t, 2t + 8 (deferred loads)
+};
+
+/* A lane's NB-byte slice at p, whose alignment is at least ALIGN (a power
+ * of two) and whose address is lead (0..3) bytes past a 4-byte boundary:
+ * the widest loads the alignment allows, little-endian words; a slice that
+ * is not word-aligned (3- or 6-byte slices of 3-bit codes) is read as the
+ * aligned words covering it, funnel-shifted. */
+template <int NB, int ALIGN>
+TQ_INLINE void loadSlice(const uint8_t *p, int lead,
+                         uint32_t (&w)[(NB + 3) / 4]) {
+  if constexpr (NB % 16 == 0 && ALIGN >= 16) {
+    TQ_UNROLL
+    for (int i = 0; i < NB / 16; ++i) {
+      const u32x4 v = loadGlobal16(p + 16 * i);
+      w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z,
+             w[4 * i + 3] = v.w;
+    }
+  } else if constexpr (NB % 8 == 0 && ALIGN >= 8) {
+    TQ_UNROLL
+    for (int i = 0; i < NB / 8; ++i) {
+      const u32x2 v = loadGlobal8(p + 8 * i);
+      w[2 * i] = v.x, w[2 * i + 1] = v.y;
+    }
+  } else if constexpr (NB % 4 == 0 && ALIGN >= 4) {
+    TQ_UNROLL
+    for (int i = 0; i < NB / 4; ++i)
+      w[i] = loadGlobal4(p + 4 * i);
+  } else if constexpr (NB == 2 && ALIGN >= 2) {
+    w[0] = loadGlobal2(p);
+  } else if constexpr (NB == 1) {
+    w[0] = loadGlobal1(p);
+  } else {
+    static_assert(NB < 8, "a slice of 8 bytes or more is word-aligned");
+    // Words q[0..2] cover [lead, lead + NB); only those holding requested
+    // bytes are read (never past the field).
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(p - lead);
+    const int words = (lead + NB + 3) >> 2;
+    const uint32_t a0 = loadGlobal4(q);
+    const uint32_t a1 = words > 1 ? loadGlobal4(q + 1) : 0u;
+    const uint32_t a2 = words > 2 ? loadGlobal4(q + 2) : 0u;
+    const uint32_t sh = uint32_t(lead) * 8u;
+    w[0] = funnelShiftRight(a0, a1, sh);
+    if constexpr (NB > 4)
+      w[1] = funnelShiftRight(a1, a2, sh) & ((1u << (8 * (NB - 4))) - 1u);
+    else if constexpr (NB < 4)
+      w[0] &= (1u << (8 * NB)) - 1u;
+  }
+}
+
+/* The W-bit field at stream bit p of w[] (bit 0 = w[0] bit 0), moved to bit
+ * DEST of the result; the other bits of the result are arbitrary. p is a
+ * compile-time value once the callers' loops are unrolled. */
+template <int W, int DEST, int N>
+TQ_INLINE uint32_t fieldAt(const uint32_t (&w)[N], int p) {
+  const int i = p >> 5, o = p & 31;
+  if (o + W <= 32)
+    return o >= DEST ? w[i] >> (o - DEST) : w[i] << (DEST - o);
+  // Straddles words i and i + 1 (o > 32 - W >= 24 > DEST).
+  return funnelShiftRight(w[i], w[i + 1], uint32_t(o - DEST));
+}
+
+/* Entry of a pair table: FIELD holds the entry index at bit 7 (other bits
+ * arbitrary, cleared by MASK); base = the table's shared address plus this
+ * lane's 4·lane. A table aligned to its size takes the entry offset with
+ * the same mask-or instruction; an unaligned one needs an add. */
+template <bool ALIGNED>
+TQ_INLINE uint32_t lutWord(uint32_t base, uint32_t field, uint32_t mask) {
+  return loadShared4(ALIGNED ? (field & mask) | base : (field & mask) + base);
+}
+
+/* The first word of p at or after p whose shared-window address is a
+ * multiple of ALIGN (a power of two; p is 16-byte aligned). */
+TQ_INLINE uint32_t *alignShared(uint32_t *p, int align) {
+  const uint32_t a = sharedAddress(p);
+  return p + (((uint32_t(align) - (a & uint32_t(align - 1))) &
+               uint32_t(align - 1)) >> 2);
+}
+
+/* fp16x2 1024 | 1024: OR-ing an integer n < 1024 into its mantissa gives
+ * exactly 1024 + n. */
+constexpr uint32_t kMagic = 0x64006400u;
+/* (x & mask) | c in one instruction (two constants do not fit one). */
+TQ_INLINE uint32_t maskOr(uint32_t x, uint32_t mask, uint32_t c) {
+  return lop3<0xea>(x, mask, c); // (a & b) | c
+}
+
+/* Pair table of a tensor with b-bit codes: entry f = c0 | c1 << b holds
+ * half2(level(c0), level(c1)) (uniform codes: the integers), replicated 32
+ * times so that lane l reads word f·32 + l: byte offset (f << 7) | (l << 2),
+ * never a bank conflict. */
+template <class Tn, int NTHREADS, class L>
+TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
+  constexpr int B = Tn::kBits, N = Tn::kLutEntries;
+  for (int f = threadIndex(); f < N; f += NTHREADS) {
+    const int c0 = f & ((1 << B) - 1), c1 = f >> B;
+    float v0, v1;
+    if constexpr (Tn::kQuant == TQ_QUANT_LLOYD_MAX)
+      v0 = float(levels[c0]), v1 = float(levels[c1]);
+    else
+      v0 = float(c0), v1 = float(c1);
+    const uint32_t h = packHalf2(v0, v1);
+    u32x4 x;
+    x.x = x.y = x.z = x.w = h;
+    u32x4 *row = reinterpret_cast<u32x4 *>(lut + f * 32);
+    TQ_UNROLL
+    for (int i = 0; i < 8; ++i)
+      row[i] = x;
+  }
+}
+
+/* Largest power of two <= x (x > 0 normal), else 1; and its inverse. */
+TQ_INLINE float pow2Floor(float x) {
+  const uint32_t e = floatToBits(x) & 0x7f800000u;
+  return (e == 0u || e >= 0x7e800000u) ? 1.f : bitsToFloat(e);
+}
+TQ_INLINE float pow2FloorInv(float x) {
+  const uint32_t e = floatToBits(x) & 0x7f800000u;
+  return (e == 0u || e >= 0x7e800000u) ? 1.f : bitsToFloat(0x7f000000u - e);
+}
+
+/* Lane-constant byte offsets of this lane's slices within a page region,
+ * for the step's first row at position 0. */
+struct TcLane {
+  int k;     // key codes of row g, lane t's slice
+  int v;     // value codes of row 2t, lane g's slice
+  int kLead; // k's address mod 4 (slices that are not word-aligned)
+  int vLead;
+  int s;     // g·2: the fp16 scalars of row g (scale / zero planes)
+};
+
+template <class Spec> TQ_INLINE TcLane tcLane(int g, int t) {
+  using Pl = TcPlan<Spec>;
+  using KS = typename Pl::K::TS;
+  using VS = typename Pl::V::TS;
+  TcLane ln;
+  ln.k = KS::kCodesOffset + g * KS::kCodesStride + t * Pl::K::kSliceBytes;
+  ln.v = VS::kCodesOffset + 2 * t * VS::kCodesStride + g * Pl::V::kSliceBytes;
+  ln.kLead = (t * Pl::K::kSliceBytes) & 3;
+  ln.vLead = (g * Pl::V::kSliceBytes) & 3;
+  ln.s = g * 2;
+  return ln;
+}
+
+/* Loads one 16-token step (rows t0 .. t0 + 15; rows < 8 live in page regLo,
+ * rows >= 8 in regHi, the same page unless pages hold 8 tokens). CHECK:
+ * rows at or past tokEnd are not read and stay zero (only a split's last
+ * step can have them). */
+template <class Spec, bool CHECK>
+TQ_INLINE void loadValues(TcRaw<Spec> &r, int t0, int tokEnd, const TcLane &ln,
+                          int t);
+
+template <class Spec, bool CHECK, bool VALUES>
+TQ_INLINE void loadStep(TcRaw<Spec> &r, const uint8_t *regLo,
+                        const uint8_t *regHi, int t0, int tokEnd,
+                        const TcLane &ln, int g, int t) {
+  using Pl = TcPlan<Spec>;
+  using K = typename Pl::K;
+  using V = typename Pl::V;
+  using KS = typename K::TS;
+  using VS = typename V::TS;
+  static_assert(KS::kScaleStride == 2 || !K::Info::kHasScale, "fp16 scalars");
+  static_assert(VS::kScaleStride == 2 || !V::Info::kHasScale, "fp16 scalars");
+  static_assert(VS::kZeroStride == 2 || !V::Info::kHasZero, "fp16 scalars");
+  constexpr int kMask = Spec::kBlockSize - 1;
+  constexpr int kKAlign = minInt(K::kRowAlign, int(lowBit(K::kSliceBytes)));
+  constexpr int kVAlign = minInt(V::kRowAlign, int(lowBit(V::kSliceBytes)));
+  // Row 0 of each half-step (rows 0..7, 8..15): one pointer per plane, the
+  // lane's rows at immediate offsets from it.
+  const uint8_t *kp[2], *vp[2], *sp[2];
+  {
+    const int pos0 = t0 & kMask;
+    kp[0] = regLo + (pos0 * KS::kCodesStride + ln.k);
+    vp[0] = regLo + (pos0 * VS::kCodesStride + ln.v);
+    sp[0] = regLo + (pos0 * 2 + ln.s);
+    if constexpr (Pl::kPagesPerStep == 1) {
+      kp[1] = kp[0] + 8 * KS::kCodesStride;
+      vp[1] = vp[0] + 8 * VS::kCodesStride;
+      sp[1] = sp[0] + 16;
+    } else {
+      const int pos8 = (t0 + 8) & kMask;
+      kp[1] = regHi + (pos8 * KS::kCodesStride + ln.k);
+      vp[1] = regHi + (pos8 * VS::kCodesStride + ln.v);
+      sp[1] = regHi + (pos8 * 2 + ln.s);
+    }
+  }
+  if constexpr (CHECK) {
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      TQ_UNROLL
+      for (int j = 0; j < K::kWords; ++j)
+        r.k[i][j] = 0u;
+      r.ks[i] = r.vs[i] = r.vz[i] = 0u;
+    }
+  }
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) { // rows g, g + 8
+    if (!CHECK || t0 + g + 8 * i < tokEnd) {
+      loadSlice<K::kSliceBytes, kKAlign>(kp[i], ln.kLead, r.k[i]);
+      if constexpr (K::Info::kHasScale)
+        r.ks[i] = loadGlobal2(sp[i] + KS::kScaleOffset);
+      if constexpr (V::Info::kHasScale)
+        r.vs[i] = loadGlobal2(sp[i] + VS::kScaleOffset);
+      if constexpr (V::Info::kHasZero)
+        r.vz[i] = loadGlobal2(sp[i] + VS::kZeroOffset);
+    }
+  }
+  r.vp[0] = vp[0], r.vp[1] = vp[1];
+  if constexpr (VALUES)
+    loadValues<Spec, CHECK>(r, t0, tokEnd, ln, t);
+}
+
+/* The value slices of a step whose pointers loadStep recorded: loaded with
+ * the keys when steps are double-buffered, otherwise after the scores so
+ * that the key and value slices of a big step are never live together. */
+template <class Spec, bool CHECK>
+TQ_INLINE void loadValues(TcRaw<Spec> &r, int t0, int tokEnd, const TcLane &ln,
+                          int t) {
+  using Pl = TcPlan<Spec>;
+  using V = typename Pl::V;
+  using VS = typename V::TS;
+  constexpr int kVAlign = minInt(V::kRowAlign, int(lowBit(V::kSliceBytes)));
+  if constexpr (CHECK) {
+    TQ_UNROLL
+    for (int j = 0; j < 4; ++j)
+      TQ_UNROLL
+      for (int w = 0; w < V::kWords; ++w)
+        r.v[j][w] = 0u;
+  }
+  TQ_UNROLL
+  for (int j = 0; j < 4; ++j) { // rows 2t, 2t+1, 2t+8, 2t+9
+    if (!CHECK || t0 + 2 * t + (j & 1) + 8 * (j >> 1) < tokEnd)
+      loadSlice<V::kSliceBytes, kVAlign>(
+          r.vp[j >> 1] + (j & 1) * VS::kCodesStride, ln.vLead, r.v[j]);
+  }
+}
+
+/* A fragment of K for k step kc: rows g, g + 8; lane t's coordinates
+ * t·D/4 + 4kc + {0, 1} (a0, a1) and + {2, 3} (a2, a3). */
+template <class Spec>
+TQ_INLINE void keyFragment(const TcRaw<Spec> &r, int kc, uint32_t lutBase,
+                           uint32_t (&a)[4]) {
+  using K = typename TcPlan<Spec>::K;
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {     // row g (a0, a2), row g + 8 (a1, a3)
+    TQ_UNROLL
+    for (int half = 0; half < 2; ++half) { // coordinates +0,+1 / +2,+3
+      uint32_t x;
+      if constexpr (K::kKind == kTcLut) {
+        constexpr int FW = 2 * K::kBits;
+        constexpr uint32_t kFieldMask = ((1u << FW) - 1u) << 7;
+        x = lutWord<TcPlan<Spec>::kLutAlignedK>(
+            lutBase, fieldAt<FW, 7>(r.k[i], (2 * kc + half) * FW), kFieldMask);
+      } else if constexpr (K::kKind == kTcFp8) {
+        const uint32_t w = r.k[i][kc];
+        x = e4m3x2ToHalf2(half ? w >> 16 : w & 0xffffu);
+      } else { // bf16
+        x = r.k[i][2 * kc + half];
+      }
+      a[i + 2 * half] = x;
+    }
+  }
+}
+
+/* A fragment of V^T for row tile mt: rows g (coordinate g·D/8 + 2mt) and
+ * g + 8 (coordinate + 1); columns = tokens 2t, 2t+1 (a0, a1) and 2t+8,
+ * 2t+9 (a2, a3), each register one coordinate of two tokens. */
+template <class Spec>
+TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
+                             uint32_t (&a)[4]) {
+  using V = typename TcPlan<Spec>::V;
+  TQ_UNROLL
+  for (int pr = 0; pr < 2; ++pr) { // token pairs (2t, 2t+1), (2t+8, 2t+9)
+    const uint32_t(&wa)[V::kWords] = r.v[2 * pr];
+    const uint32_t(&wb)[V::kWords] = r.v[2 * pr + 1];
+    uint32_t lo, hi; // coordinates 2mt (row g) and 2mt + 1 (row g + 8)
+    if constexpr (V::kKind == kTcMagic4) {
+      // Byte mt of each slice holds both coordinates (low, high nibble).
+      const uint32_t s = uint32_t(mt & 3);
+      const uint32_t x =
+          bytePerm(wa[mt >> 2], wb[mt >> 2], s | s << 4 | (s + 4) << 8 |
+                                                 (s + 4) << 12);
+      if constexpr (TcPlan<Spec>::kSubnormalCodes) {
+        lo = x & 0x000f000fu; // n·2^-24
+        hi = x & 0x00f000f0u; // n·2^-20
+      } else {
+        // 0x6400 | n = 1024 + n exactly; the high nibble gives 1024 + 16n.
+        lo = hsub2(maskOr(x, 0x000f000fu, kMagic), kMagic);
+        hi = hfma2(maskOr(x, 0x00f000f0u, kMagic), 0x2c002c00u /* 1/16 */,
+                   0xd400d400u /* -64 */);
+      }
+    } else if constexpr (V::kKind == kTcMagic8) {
+      const int w = (2 * mt) >> 2;
+      const uint32_t s = uint32_t((2 * mt) & 3);
+      const uint32_t x0 = bytePerm(wa[w], wb[w], s | (s + 4) << 8);
+      const uint32_t x1 =
+          bytePerm(wa[w], wb[w], (s + 1) | (s + 5) << 8);
+      if constexpr (TcPlan<Spec>::kSubnormalCodes) {
+        lo = x0 & 0x00ff00ffu, hi = x1 & 0x00ff00ffu; // n·2^-24
+      } else {
+        lo = hsub2(maskOr(x0, 0x00ff00ffu, kMagic), kMagic);
+        hi = hsub2(maskOr(x1, 0x00ff00ffu, kMagic), kMagic);
+      }
+    } else if constexpr (V::kKind == kTcFp8) {
+      const int w = (2 * mt) >> 2;
+      const uint32_t s = uint32_t((2 * mt) & 3);
+      const uint32_t x = bytePerm(wa[w], wb[w],
+                                  s | (s + 4) << 4 | (s + 1) << 8 |
+                                      (s + 5) << 12);
+      lo = e4m3x2ToHalf2(x & 0xffffu);
+      hi = e4m3x2ToHalf2(x >> 16);
+    } else if constexpr (V::kKind == kTcBf16) {
+      lo = bytePerm(wa[mt], wb[mt], 0x5410);
+      hi = bytePerm(wa[mt], wb[mt], 0x7632);
+    } else if constexpr (8 % V::kBits == 0) {
+      // Pair table, codes of 1, 2 or 4 bits: interleave the two tokens' codes
+      // once per word (X: fields codeA(2i) | codeB(2i) << b at bit 2ib, Y:
+      // the same for coordinate 2i + 1), then one shift, one mask-or and one
+      // load per register.
+      constexpr int B = V::kBits, FW = 2 * B, kPerWord = 16 / B;
+      constexpr uint32_t kAlt = B == 4 ? 0x0f0f0f0fu : B == 2 ? 0x33333333u
+                                                              : 0x55555555u;
+      constexpr uint32_t kMask = ((1u << FW) - 1u) << 7;
+      const int w = mt / kPerWord, p = (mt % kPerWord) * FW;
+      const uint32_t xw[1] = {lop3<0xe4>(wa[w], wb[w] << B, kAlt)};
+      const uint32_t yw[1] = {lop3<0xe4>(wa[w] >> B, wb[w], kAlt)};
+      lo = lutWord<TcPlan<Spec>::kLutAlignedV>(lutBase, fieldAt<FW, 7>(xw, p),
+                                               kMask);
+      hi = lutWord<TcPlan<Spec>::kLutAlignedV>(lutBase, fieldAt<FW, 7>(yw, p),
+                                               kMask);
+    } else { // pair table (3-bit codes): entry codeA | codeB << b
+      constexpr int B = V::kBits;
+      constexpr uint32_t kMaskA = ((1u << B) - 1u) << 7;
+      constexpr uint32_t kMaskB = kMaskA << B;
+      uint32_t x[2];
+      TQ_UNROLL
+      for (int c = 0; c < 2; ++c) {
+        const int p = (2 * mt + c) * B;
+        const uint32_t fa = fieldAt<B, 7>(wa, p);
+        const uint32_t fb = fieldAt<B, 7 + B>(wb, p);
+        x[c] = lutWord<TcPlan<Spec>::kLutAlignedV>(
+            lutBase, (fa & kMaskA) | (fb & kMaskB), kMaskA | kMaskB);
+      }
+      lo = x[0], hi = x[1];
+    }
+    a[2 * pr] = lo;
+    a[2 * pr + 1] = hi;
+  }
+}
+
+template <class Spec, class T>
+TQ_INLINE void decodeTc(const tq_decode_args &a) {
+  using namespace decode_detail;
+  using P = DecodePlan<Spec>;
+  using Pl = TcPlan<Spec>;
+  using K = typename Pl::K;
+  using V = typename Pl::V;
+  constexpr int D = P::D, HPC = P::HPC, NW = P::NW, KC = Pl::KC;
+  constexpr int kSplits = P::kSplits;
+  constexpr bool kKeyBf16 = K::kBf16, kValueBf16 = V::kBf16;
+  constexpr bool kQSplit = Pl::kQuerySplit;
+  static_assert(D % 16 == 0 && HPC <= 8, "tensor-core plan");
+
+  const int b = blockIndexY();
+  if (b >= a.batch) // uniform over the CTA, before any barrier
+    return;
+  const int split = blockIndexZ();
+  // This split's tokens (fixed grid: the range comes from seq_lens).
+  const int L = a.seq_lens[b];
+  const int nSplits = splitsUsed<Spec>(L);
+  if (split >= nSplits) // unused split: nothing to read or write
+    return;
+  int tokBegin, tokEnd;
+  splitRange<Spec>(L, split, nSplits, tokBegin, tokEnd);
+  const int qh0 = blockIndexX() * HPC;
+  const int kvh = qh0 / P::G;
+  const int warp = warpIndex(), lane = laneIndex();
+  const int g = lane >> 2, t = lane & 3;
+
+  // sQ holds the rotated queries until every lane has its B fragments, then
+  // (after the merge barrier) the warps' weighted outputs.
+  TQ_SHARED float sQ[HPC][D];
+  TQ_SHARED float sAmax[HPC];
+  TQ_SHARED float sMl[NW][HPC][3];
+  // Pair tables, with room to start an aligned one at an address aligned to
+  // its size (a variable's alignment is relative to the start of the CTA's
+  // shared memory, which is not 0 everywhere: sm_90 reserves 1 KB).
+  TQ_SHARED TQ_ALIGN(16) uint32_t
+      sLutKRaw[K::kLutEntries ? K::kLutEntries * 32 + Pl::kLutPadK : 1];
+  TQ_SHARED TQ_ALIGN(16) uint32_t
+      sLutVRaw[V::kLutEntries ? V::kLutEntries * 32 + Pl::kLutPadV : 1];
+  uint32_t *sLutK = alignShared(sLutKRaw, Pl::kLutAlignK);
+  uint32_t *sLutV = alignShared(sLutVRaw, Pl::kLutAlignV);
+
+  // This lane's column of each pair table (shared-window addresses).
+  const uint32_t lutKBase = sharedAddress(sLutK) + (uint32_t(lane) << 2);
+  const uint32_t lutVBase = sharedAddress(sLutV) + (uint32_t(lane) << 2);
+
+  // Warp w takes the 16-token steps w, w + NW, ... of the range.
+  const int cFirst = tokBegin / 16 + warp;
+  const int cEnd = (tokEnd + 15) / 16;
+  const int nSteps = cFirst < cEnd ? (cEnd - cFirst + NW - 1) / NW : 0;
+
+  const int32_t *blockTable = a.block_tables + int64_t(b) * a.block_table_stride;
+  const uint8_t *headBase = a.cache + int64_t(kvh) * Spec::kHeadStride;
+  constexpr int kLog2Block = log2Int(Spec::kBlockSize);
+  constexpr int H = Pl::kPagesPerStep;
+  constexpr int kBatch = kWarpSize / H; // steps per page-table batch
+  // Lane i holds the page of step (batch start + i / H), 8-token half i % H:
+  // one coalesced table load per kBatch steps instead of one per token.
+  int pages = 0;
+  auto loadPages = [&](int k0) {
+    const int c = cFirst + (k0 + lane / H) * NW;
+    const int tok = c * 16 + (lane % H) * 8;
+    pages = (c < cEnd && tok < tokEnd) ? blockTable[tok >> kLog2Block] : 0;
+  };
+  const TcLane ln = tcLane<Spec>(g, t);
+  auto loadStepK = [&](TcRaw<Spec> &r, int k) {
+    if (k % kBatch == 0)
+      loadPages(k);
+    const int src = (k % kBatch) * H;
+    const int pLo = int(shflIdx(uint32_t(pages), src));
+    const int pHi = H == 2 ? int(shflIdx(uint32_t(pages), src + 1)) : pLo;
+    const uint8_t *regLo = headBase + int64_t(pLo) * Spec::kBlockStride;
+    const uint8_t *regHi =
+        H == 2 ? headBase + int64_t(pHi) * Spec::kBlockStride : regLo;
+    const int t0 = (cFirst + k * NW) * 16;
+    if (t0 + 16 <= tokEnd) // every step but a split's last one
+      loadStep<Spec, false, Pl::kPrefetch>(r, regLo, regHi, t0, tokEnd, ln, g,
+                                           t);
+    else
+      loadStep<Spec, true, Pl::kPrefetch>(r, regLo, regHi, t0, tokEnd, ln, g,
+                                          t);
+  };
+
+  // The first step's loads (page table, then cache) go out before the
+  // prologue, so that their latency overlaps the tables and the queries.
+  TcRaw<Spec> ra, rb;
+  if constexpr (Pl::kPrefetch)
+    if (nSteps > 0)
+      loadStepK(ra, 0);
+
+  // ---- Prologue: pair tables, queries, B fragments -----------------------
+  if constexpr (K::kKind == kTcLut)
+    fillPairTable<K, NW * kWarpSize>(sLutK, Spec::keyLevels());
+  if constexpr (V::kKind == kTcLut) {
+    if constexpr (V::kQuant == TQ_QUANT_LLOYD_MAX)
+      fillPairTable<V, NW * kWarpSize>(sLutV, Spec::valueLevels());
+    else
+      fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
+  }
+  loadQueries<Spec, T>(a, b, qh0, sQ, nullptr, sAmax);
+  barrier();
+
+  // B fragment of Q^T for k step kc: b0 = coordinates t·D/4 + 4kc + {0, 1}
+  // of head g, b1 = + {2, 3} (zeros for padding heads g >= HPC).
+  uint32_t qb[Pl::kQbShared ? 1 : KC][2];
+  uint32_t qlo[kQSplit && !Pl::kQbShared ? KC : 1][2];
+  TQ_SHARED u32x2 sQb[Pl::kQbShared ? KC : 1][kQSplit ? 2 : 1][kWarpSize];
+  float hf[2]; // score factor of heads 2t, 2t + 1
+  {
+    float qs = 1.f;
+    if constexpr (!kKeyBf16)
+      if (g < HPC)
+        qs = pow2FloorInv(sAmax[g]);
+    TQ_UNROLL
+    for (int hh = 0; hh < 2; ++hh) {
+      const int h = 2 * t + hh;
+      hf[hh] = (!kKeyBf16 && h < HPC) ? pow2Floor(sAmax[h < HPC ? h : 0]) : 1.f;
+    }
+    TQ_UNROLL
+    for (int kc = 0; kc < KC; ++kc) {
+      float q[4] = {0.f, 0.f, 0.f, 0.f};
+      if (g < HPC) {
+        TQ_UNROLL
+        for (int i = 0; i < 4; ++i)
+          q[i] = sQ[g][t * (D / 4) + 4 * kc + i] * qs;
+      }
+      TQ_UNROLL
+      for (int j = 0; j < 2; ++j) {
+        uint32_t hi, lo = 0u;
+        if constexpr (kKeyBf16) {
+          hi = packBf16x2(q[2 * j], q[2 * j + 1]);
+          lo = packBf16x2(q[2 * j] - bf16BitsToFloat(hi & 0xffffu),
+                          q[2 * j + 1] - bf16BitsToFloat(hi >> 16));
+        } else {
+          hi = packHalf2(q[2 * j], q[2 * j + 1]);
+          if constexpr (kQSplit)
+            lo = packHalf2(q[2 * j] - f16BitsToFloat(hi & 0xffffu),
+                           q[2 * j + 1] - f16BitsToFloat(hi >> 16));
+        }
+        if constexpr (Pl::kQbShared) {
+          (j ? sQb[kc][0][lane].y : sQb[kc][0][lane].x) = hi;
+          if constexpr (kQSplit)
+            (j ? sQb[kc][kQSplit ? 1 : 0][lane].y
+               : sQb[kc][kQSplit ? 1 : 0][lane].x) = lo;
+        } else {
+          qb[kc][j] = hi;
+          if constexpr (kQSplit)
+            qlo[kc][j] = lo;
+        }
+      }
+    }
+  }
+
+  float m[2] = {negInf(), negInf()}, l[2] = {0.f, 0.f}, zb[2] = {0.f, 0.f};
+  float acc[KC][4];
+  TQ_UNROLL
+  for (int i = 0; i < KC; ++i)
+    acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+
+  auto process = [&](TcRaw<Spec> &r, int t0) {
+    // Scores of rows g, g + 8 for heads 2t, 2t + 1: k steps accumulate in
+    // kScoreChains independent mma chains (shorter dependent latency).
+    constexpr int NCH = Pl::kScoreChains;
+    float sc[NCH][4];
+    TQ_UNROLL
+    for (int c = 0; c < NCH; ++c)
+      sc[c][0] = sc[c][1] = sc[c][2] = sc[c][3] = 0.f;
+    TQ_UNROLL
+    for (int kc = 0; kc < KC; ++kc) {
+      uint32_t af[4];
+      keyFragment<Spec>(r, kc, lutKBase, af);
+      float(&acc2)[4] = sc[kc % NCH];
+      uint32_t bh[2], bl[2];
+      if constexpr (Pl::kQbShared) {
+        const u32x2 x = sQb[kc][0][lane];
+        bh[0] = x.x, bh[1] = x.y;
+        if constexpr (kQSplit) {
+          const u32x2 y = sQb[kc][kQSplit ? 1 : 0][lane];
+          bl[0] = y.x, bl[1] = y.y;
+        }
+      } else {
+        bh[0] = qb[kc][0], bh[1] = qb[kc][1];
+        if constexpr (kQSplit)
+          bl[0] = qlo[kc][0], bl[1] = qlo[kc][1];
+      }
+      if constexpr (kKeyBf16) {
+        mmaBf16(acc2, af, bh);
+        mmaBf16(acc2, af, bl);
+      } else {
+        mmaF16(acc2, af, bh);
+        if constexpr (kQSplit)
+          mmaF16(acc2, af, bl);
+      }
+    }
+    float s[4];
+    TQ_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      s[i] = sc[0][i];
+      TQ_UNROLL
+      for (int c = 1; c < NCH; ++c)
+        s[i] += sc[c][i];
+    }
+    const bool v0 = t0 + g < tokEnd, v1 = t0 + g + 8 < tokEnd;
+    float ks0 = 1.f, ks1 = 1.f;
+    if constexpr (K::Info::kHasScale)
+      ks0 = f16BitsToFloat(r.ks[0]), ks1 = f16BitsToFloat(r.ks[1]);
+    s[0] = v0 ? s[0] * ks0 * hf[0] : negInf();
+    s[1] = v0 ? s[1] * ks0 * hf[1] : negInf();
+    s[2] = v1 ? s[2] * ks1 * hf[0] : negInf();
+    s[3] = v1 ? s[3] * ks1 * hf[1] : negInf();
+    // Online softmax: only when some score exceeds its head's running max
+    // (rare once the max has settled) does the warp reduce the step max over
+    // the 16 rows (lanes of equal t) and rescale; otherwise p = 2^(s - m)
+    // directly, with no shuffle.
+    const bool grow = fmaxf(s[0], s[2]) > m[0] || fmaxf(s[1], s[3]) > m[1];
+    if (anyLane(grow)) {
+      float c0 = fmaxf(s[0], s[2]), c1 = fmaxf(s[1], s[3]);
+      TQ_UNROLL
+      for (int mask = 4; mask < kWarpSize; mask <<= 1) {
+        c0 = fmaxf(c0, shflXor(c0, mask));
+        c1 = fmaxf(c1, shflXor(c1, mask));
+      }
+      const float mn0 = fmaxf(m[0], c0), mn1 = fmaxf(m[1], c1);
+      const float r0 = exp2Fast(m[0] - mn0), r1 = exp2Fast(m[1] - mn1);
+      l[0] *= r0, l[1] *= r1, zb[0] *= r0, zb[1] *= r1;
+      TQ_UNROLL
+      for (int i = 0; i < KC; ++i) {
+        acc[i][0] *= r0, acc[i][2] *= r0;
+        acc[i][1] *= r1, acc[i][3] *= r1;
+      }
+      m[0] = mn0, m[1] = mn1;
+    }
+    const float p0 = exp2Fast(s[0] - m[0]), p1 = exp2Fast(s[1] - m[1]);
+    const float p2 = exp2Fast(s[2] - m[0]), p3 = exp2Fast(s[3] - m[1]);
+    l[0] += p0 + p2;
+    l[1] += p1 + p3;
+    float vs0 = 1.f, vs1 = 1.f;
+    if constexpr (V::Info::kHasScale)
+      vs0 = f16BitsToFloat(r.vs[0]), vs1 = f16BitsToFloat(r.vs[1]);
+    if constexpr (V::Info::kHasZero) {
+      const float z0 = f16BitsToFloat(r.vz[0]), z1 = f16BitsToFloat(r.vz[1]);
+      zb[0] += p0 * z0 + p2 * z1;
+      zb[1] += p1 * z0 + p3 * z1;
+    }
+    // P (value scale folded in) in the C layout, rows = tokens: transposed
+    // per 8 tokens into the B operand (k = tokens, n = heads).
+    uint32_t pb[2];
+    if constexpr (kValueBf16) {
+      pb[0] = transpose8x8b16(packBf16x2(p0 * vs0, p1 * vs0));
+      pb[1] = transpose8x8b16(packBf16x2(p2 * vs1, p3 * vs1));
+    } else {
+      pb[0] = transpose8x8b16(packHalf2(p0 * vs0, p1 * vs0));
+      pb[1] = transpose8x8b16(packHalf2(p2 * vs1, p3 * vs1));
+    }
+    if constexpr (!Pl::kPrefetch) {
+      if (t0 + 16 <= tokEnd)
+        loadValues<Spec, false>(r, t0, tokEnd, ln, t);
+      else
+        loadValues<Spec, true>(r, t0, tokEnd, ln, t);
+    }
+    TQ_UNROLL
+    for (int mt = 0; mt < KC; ++mt) {
+      uint32_t af[4];
+      valueFragment<Spec>(r, mt, lutVBase, af);
+      if constexpr (kValueBf16)
+        mmaBf16(acc[mt], af, pb);
+      else
+        mmaF16(acc[mt], af, pb);
+    }
+  };
+
+  // ---- Main loop ----------------------------------------------------------
+  if constexpr (Pl::kPrefetch) {
+    // Two buffers in turn (unrolled by two so that no register copies are
+    // needed): step k + 1's loads are in flight while step k computes.
+    for (int k = 0; k < nSteps; k += 2) {
+      if (k + 1 < nSteps)
+        loadStepK(rb, k + 1);
+      process(ra, (cFirst + k * NW) * 16);
+      if (k + 1 >= nSteps)
+        break;
+      if (k + 2 < nSteps)
+        loadStepK(ra, k + 2);
+      process(rb, (cFirst + (k + 1) * NW) * 16);
+    }
+  } else {
+    for (int k = 0; k < nSteps; ++k) {
+      TcRaw<Spec> cur;
+      loadStepK(cur, k);
+      process(cur, (cFirst + k * NW) * 16);
+    }
+  }
+
+  // ---- Merge the 8 row lanes of each head, then the warps ----------------
+  TQ_UNROLL
+  for (int mask = 4; mask < kWarpSize; mask <<= 1) {
+    TQ_UNROLL
+    for (int hh = 0; hh < 2; ++hh) {
+      l[hh] += shflXor(l[hh], mask);
+      zb[hh] += shflXor(zb[hh], mask);
+    }
+  }
+  if (g == 0) {
+    TQ_UNROLL
+    for (int hh = 0; hh < 2; ++hh) {
+      const int h = 2 * t + hh;
+      if (h < HPC) {
+        sMl[warp][h][0] = m[hh];
+        sMl[warp][h][1] = l[hh];
+        sMl[warp][h][2] = zb[hh];
+      }
+    }
+  }
+  barrier();
+  float (*sRed)[D] = sQ; // every lane has read its queries by now
+  // Output rows g, g + 8 of each tile carry the codes' power-of-two scale
+  // when the value codes went in as fp16 subnormals.
+  float rowScale[2] = {1.f, 1.f};
+  if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic4)
+    rowScale[0] = 16777216.f, rowScale[1] = 1048576.f; // 2^24, 2^20
+  if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic8)
+    rowScale[0] = rowScale[1] = 16777216.f;
+  for (int w = 0; w < NW; ++w) {
+    if (warp == w) {
+      TQ_UNROLL
+      for (int hh = 0; hh < 2; ++hh) {
+        const int h = 2 * t + hh;
+        if (h < HPC) {
+          float Mh, Lh, Bh;
+          mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
+          const float f = mergeWeight(m[hh], Mh);
+          TQ_UNROLL
+          for (int mt = 0; mt < KC; ++mt) {
+            TQ_UNROLL
+            for (int j = 0; j < 2; ++j) {
+              float *dst = &sRed[h][g * (D / 8) + 2 * mt + j];
+              const float v = acc[mt][2 * j + hh] * (f * rowScale[j]);
+              *dst = w == 0 ? v : *dst + v;
+            }
+          }
+        }
+      }
+    }
+    barrier();
+  }
+  finishHeads<Spec, T>(a, b, qh0, split, nSplits, sRed, sMl);
+}
+
+} // namespace tc
+} // namespace tq
+
+#endif // TQ_DECODE_TC_H
