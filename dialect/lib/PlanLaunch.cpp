@@ -96,11 +96,17 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     return list;
   }
 
+  /// Decode CTAs resident per SM: 128 threads at ~128 registers each
+  /// (measured on the H200: 1 split at B=32, L=32K left it at 2 CTAs per SM
+  /// and ran 1.4x slower than 4 splits; bench/results/*-v1-*).
+  static constexpr int64_t kResidentCtasPerSm = 4;
+
   /// Built-in split count for a bucket: the largest power of two (<= 32)
-  /// keeping the decode grid within two waves of CTAs.
+  /// keeping the decode grid within two waves of resident CTAs.
   int64_t splitsFor(int64_t bucket, int64_t headGroups, int64_t sms) {
+    int64_t slots = 2 * kResidentCtasPerSm * sms;
     int64_t s = 1;
-    while (s < 32 && headGroups * bucket * (s * 2) <= 2 * sms)
+    while (s < 32 && headGroups * bucket * (s * 2) <= slots)
       s *= 2;
     return s;
   }

@@ -4,22 +4,23 @@
 // RUN: tqc-opt %s -split-input-file -tq-expand-preset -tq-assign-layout -tq-absorb-rotation -tq-fold-norm -tq-fuse -tq-plan-launch="splits=1 block-n=32 warps=8" | FileCheck %s --check-prefix=ONE
 // RUN: tqc-opt %s -split-input-file -tq-expand-preset -tq-assign-layout -tq-absorb-rotation -tq-fold-norm -tq-fuse -tq-plan-launch="buckets=1,64 sm-count=16" | FileCheck %s --check-prefix=SMALL
 
-// Defaults (132 SMs, 8 head groups of 4 heads): the largest power-of-two
-// split count with 8·B·splits <= 264, so 32 splits for one sequence down to
-// one split from 32 sequences on; buckets with the same choice share a plan.
+// Defaults (132 SMs x 4 resident CTAs, 8 head groups of 4 heads): the
+// largest power-of-two split count with 8·B·splits <= 2·528, so 32 splits up
+// to 4 sequences down to one split from 128 on; buckets with the same choice
+// share a plan.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tq.plan_source = "defaults"
 // CHECK: tq.kernel @store store launch #tq.launch<block_n = 1, splits = 1, warps = 4, heads_per_cta = 1, stages = 1, grid = ["max_tokens", "1", "1"]>
-// CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 4, grid = ["head_groups", "max_batch", "splits"]> attributes {tq.buckets = [1]}
-// CHECK: tq.kernel @combine_p0 combine launch #tq.launch<block_n = 1, splits = 32, warps = 4, heads_per_cta = 4, stages = 1, grid = ["max_batch", "num_q_heads", "1"]> attributes {tq.buckets = [1]}
+// CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 4, grid = ["head_groups", "max_batch", "splits"]> attributes {tq.buckets = [1, 2, 4]}
+// CHECK: tq.kernel @combine_p0 combine launch #tq.launch<block_n = 1, splits = 32, warps = 4, heads_per_cta = 4, stages = 1, grid = ["max_batch", "num_q_heads", "1"]> attributes {tq.buckets = [1, 2, 4]}
 // CHECK-NEXT: ^bb0(%[[O:.*]]: vector<128xf32>):
 // CHECK-NEXT: tq.rotate inverse {{.*}} %[[O]]
-// CHECK: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 16,{{.*}}tq.buckets = [2]
-// CHECK: tq.kernel @decode_p2 decode launch #tq.launch<block_n = 64, splits = 8,{{.*}}tq.buckets = [4]
-// CHECK: tq.kernel @decode_p3 decode launch #tq.launch<block_n = 64, splits = 4,{{.*}}tq.buckets = [8]
-// CHECK: tq.kernel @decode_p4 decode launch #tq.launch<block_n = 64, splits = 2,{{.*}}tq.buckets = [16]
+// CHECK: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 16,{{.*}}tq.buckets = [8]
+// CHECK: tq.kernel @decode_p2 decode launch #tq.launch<block_n = 64, splits = 8,{{.*}}tq.buckets = [16]
+// CHECK: tq.kernel @decode_p3 decode launch #tq.launch<block_n = 64, splits = 4,{{.*}}tq.buckets = [32]
+// CHECK: tq.kernel @decode_p4 decode launch #tq.launch<block_n = 64, splits = 2,{{.*}}tq.buckets = [64]
 // One split: no combine kernel; decode un-rotates its own output.
-// CHECK: tq.kernel @decode_p5 decode launch #tq.launch<block_n = 64, splits = 1,{{.*}}tq.buckets = [32, 64, 128, 256]
+// CHECK: tq.kernel @decode_p5 decode launch #tq.launch<block_n = 64, splits = 1,{{.*}}tq.buckets = [128, 256]
 // CHECK: %[[A:.*]] = tq.attention decode
 // CHECK: tq.yield
 // CHECK: tq.rotate inverse {{.*}} %[[A]]
@@ -34,10 +35,10 @@
 // ONE-NOT: tq.kernel @combine
 // ONE-NOT: tq.kernel @decode_p1
 
-// Explicit buckets and a small GPU: 8·1·s <= 32 gives 4 splits for one
+// Explicit buckets and a small GPU: 8·1·s <= 2·4·16 gives 16 splits for one
 // sequence; 64 sequences fill it without splitting.
 // SMALL-LABEL: module attributes
-// SMALL: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 4,{{.*}}tq.buckets = [1]
+// SMALL: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 16,{{.*}}tq.buckets = [1]
 // SMALL: tq.kernel @combine_p0 combine
 // SMALL: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 1,{{.*}}tq.buckets = [64]
 tq.spec "k4v2"
@@ -45,9 +46,9 @@ tq.spec "k4v2"
 // -----
 
 // GQA 12: at most 8 heads per CTA, so the largest divisor of 12 below 8 (6),
-// and 4 head groups per KV head pair: 4·B·s <= 264.
+// and 4 head groups over the 2 KV heads: 4·B·s <= 1056.
 // CHECK-LABEL: module attributes
-// CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 6,{{.*}}tq.buckets = [1, 2]
+// CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 6,{{.*}}tq.buckets = [1, 2, 4, 8]
 // ONE-LABEL: module attributes
 // SMALL-LABEL: module attributes
 tq.spec "k3v4" {num_q_heads = 24 : i64, num_kv_heads = 2 : i64}

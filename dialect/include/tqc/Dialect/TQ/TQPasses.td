@@ -124,7 +124,8 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     `@combine_p<i>`, each with its `#tq.launch` and the buckets it serves
     (`tq.buckets`, max_batch values). The built-in choice of splits for a
     bucket B is the largest power of two s <= 32 with
-    `head_groups·B·s <= 2·sm-count` (two waves of CTAs), at least 1;
+    `head_groups·B·s <= 2·4·sm-count` (two waves of CTAs at 4 resident
+    decode CTAs per SM), at least 1;
     `splits` fixes one value for every bucket. The store kernel gets one
     plan. Grids use plan-time quantities only:
       store   `[max_tokens, 1, 1]`
