@@ -111,7 +111,9 @@ cl::opt<int> planWarps("warps", cl::init(4),
 cl::opt<std::string> tuningDb(
     "tuning-db",
     cl::desc("compile with the launch plans a tuning database (tqc "
-             "autotune) holds for this recipe"),
+             "autotune) holds for this recipe; default: the database "
+             "shipped for the arch (sm_90: measured on an H200), if any; "
+             "'none': tq-plan-launch's built-in plans"),
     cl::value_desc("file"), cl::cat(tqcCategory));
 cl::opt<std::string> tuningGpu(
     "gpu",
@@ -407,10 +409,35 @@ bool writeFile(StringRef dir, StringRef name, StringRef text,
   return true;
 }
 
-/// Looks the request up in --tuning-db and records the plans on the module
-/// (`tq.tuned_plans`, read by tq-plan-launch). False after an error.
+/// The tuning database shipped for `arch` (autotune/databases/*-<arch>.json,
+/// installed under share/tqc/tuning), or "".
+std::string shippedTuningDb(const std::string &arch, const char *argv0) {
+  SmallVector<std::string, 2> dirs;
+  std::string exe = sys::fs::getMainExecutable(argv0, (void *)&fail);
+  if (!exe.empty()) {
+    SmallString<256> dir(sys::path::parent_path(sys::path::parent_path(exe)));
+    sys::path::append(dir, "share", "tqc", "tuning");
+    dirs.push_back(dir.str().str());
+  }
+#ifdef TQC_TUNING_DIR
+  dirs.push_back(TQC_TUNING_DIR);
+#endif
+  for (const std::string &dir : dirs) {
+    std::error_code ec;
+    for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (StringRef(it->path()).ends_with("-" + arch + ".json"))
+        return it->path();
+  }
+  return {};
+}
+
+/// Looks the request up in the tuning database at `path` and records the
+/// plans on the module (`tq.tuned_plans`, read by tq-plan-launch). A shipped
+/// database without plans for the recipe is silent. False after an error.
 bool applyTuningDb(mlir::MLIRContext &ctx, mlir::ModuleOp module,
-                   const tqc::CompileRequest &r) {
+                   const tqc::CompileRequest &r, const std::string &path,
+                   bool shipped) {
   tqc::TuningQuery q;
   q.arch = r.arch;
   q.preset = r.preset;
@@ -419,13 +446,14 @@ bool applyTuningDb(mlir::MLIRContext &ctx, mlir::ModuleOp module,
   q.headDim = r.headDim;
   q.gqaRatio = r.numKVHeads ? r.numQHeads / r.numKVHeads : 0;
   q.gpu = tuningGpu;
-  tqc::TuningLookup found = tqc::lookupTuningDb(tuningDb, q);
+  tqc::TuningLookup found = tqc::lookupTuningDb(path, q);
   if (!found.error.empty()) {
     fail(found.error);
     return false;
   }
-  for (const std::string &w : found.warnings)
-    errs() << "tqc: warning: " << w << "\n";
+  if (!shipped)
+    for (const std::string &w : found.warnings)
+      errs() << "tqc: warning: " << w << "\n";
   if (found.plans.empty())
     return true;
   mlir::Builder b(&ctx);
@@ -441,7 +469,7 @@ bool applyTuningDb(mlir::MLIRContext &ctx, mlir::ModuleOp module,
   module->setAttr("tq.tuned_plans", b.getArrayAttr(plans));
   module->setAttr("tq.tuned_source",
                   b.getStringAttr("tuning database " +
-                                  sys::path::filename(tuningDb).str() + " (" +
+                                  sys::path::filename(path).str() + " (" +
                                   found.gpu + ", " +
                                   std::to_string(found.smCount) + " SMs)"));
   return true;
@@ -533,8 +561,13 @@ int main(int argc, char **argv) {
     if (!err.empty())
       return fail(err);
     module = tqc::buildRequestModule(ctx, request);
-    if (!tuningDb.empty() && !applyTuningDb(ctx, *module, request))
-      return 1;
+    if (tuningDb != "none") {
+      bool shipped = tuningDb.empty();
+      std::string path =
+          shipped ? shippedTuningDb(request.arch, argv[0]) : tuningDb;
+      if (!path.empty() && !applyTuningDb(ctx, *module, request, path, shipped))
+        return 1;
+    }
   }
   if ((emit == "bundle" || emit == "cubin") && outputDir.empty())
     return fail("--emit=" + emit + " writes files: give the output directory "
