@@ -27,6 +27,12 @@ struct Case {
   std::string arch;
 };
 
+/// ctest lists the parameter: print the case, not its bytes.
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.preset << (c.qjl ? "+qjl" : "") << " D=" << c.headDim << " "
+      << c.arch;
+}
+
 std::string caseName(const testing::TestParamInfo<Case> &info) {
   const Case &c = info.param;
   return c.preset + (c.qjl ? "_qjl" : "") + "_D" + std::to_string(c.headDim) +
