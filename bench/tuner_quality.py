@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""How good are tuned plans? For every (bucket B, context L) of an exhaustive
+timing table (tqc autotune --no-prune --context-hist <the grid> writes it as
+timings.csv), compare the time of the plan a tuning database chose for B
+(tuned once for a context distribution, so one plan serves every L) with the
+best fixed plan measured at that very point. Prints a table and the share of
+points within the tolerance (issue 5/9: 3 % on >= 90 % of points).
+
+  python3 bench/tuner_quality.py timings.csv tune.json [--tolerance 0.03]
+"""
+import argparse
+import csv
+import json
+import math
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("timings", help="timings.csv of an exhaustive tqc autotune run")
+    ap.add_argument("database", help="the tqc.tuning database whose plans are judged")
+    ap.add_argument("--preset", default="k3v4")
+    ap.add_argument("--tolerance", type=float, default=0.03)
+    args = ap.parse_args()
+
+    key = ("block_n", "splits", "warps", "heads_per_cta", "stages")
+    times = {}  # (bucket, length) -> {plan: us}
+    for row in csv.DictReader(open(args.timings)):
+        us = float(row["us"])
+        if row["state"] != "timed" or not math.isfinite(us):
+            continue
+        point = (int(row["bucket"]), int(row["length"]))
+        times.setdefault(point, {})[tuple(int(row[k]) for k in key)] = us
+    tuned = {}
+    for e in json.load(open(args.database))["entries"]:
+        if e["preset"] == args.preset:
+            tuned[e["bucket"]] = tuple(e["plan"][k] for k in key)
+
+    good = total = 0
+    print(f"{'B':>4} {'L':>7} {'tuned us':>9} {'best us':>9} {'ratio':>6}  tuned plan -> best plan")
+    for (b, length), by_plan in sorted(times.items()):
+        if b not in tuned or tuned[b] not in by_plan:
+            print(f"{b:>4} {length:>7}  (no timing of the tuned plan)")
+            total += 1
+            continue
+        best_plan = min(by_plan, key=by_plan.get)
+        t, best = by_plan[tuned[b]], by_plan[best_plan]
+        ok = t <= best * (1 + args.tolerance)
+        good += ok
+        total += 1
+        print(f"{b:>4} {length:>7} {t:>9.2f} {best:>9.2f} {t / best:>6.3f}  "
+              f"{tuned[b]} -> {best_plan}{'' if ok else '  (outside tolerance)'}")
+    share = good / total if total else 0.0
+    print(f"within {args.tolerance:.0%} of the best fixed plan: {good}/{total} points ({share:.0%})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
