@@ -10,6 +10,10 @@
 
 #include "tqc/numerics/layout.h"
 
+// The kernel argument structs: the manifest states their sizes and ABI
+// version from the same header the kernels and the runtime compile.
+#include "tq/abi.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <nlohmann/json.hpp>
@@ -90,7 +94,7 @@ std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
   json m;
   m["schema"] = "tqc.bundle";
   m["schema_version"] = kManifestSchemaVersion;
-  m["abi_version"] = 1; // TQ_ABI_VERSION in templates/tq/abi.h
+  m["abi_version"] = TQ_ABI_VERSION;
   m["generator"] = {{"tqc", version},
                     {"nvrtc", nvrtcVersion()},
                     {"nvjitlink", nvJitLinkVersion()}};
@@ -149,7 +153,8 @@ std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
     k["plan"] = e.plan < 0 ? json() : json(e.plan);
     k["symbol"] = e.symbol;
     k["args"] = e.args;
-    k["args_bytes"] = e.args == "tq_store_args" ? 72 : 96;
+    k["args_bytes"] = e.args == "tq_store_args" ? sizeof(tq_store_args)
+                                                : sizeof(tq_decode_args);
     k["block"] = {e.blockThreads, 1, 1};
     k["grid"] = e.grid;
     auto it = build.resources.find(e.symbol);

@@ -232,6 +232,28 @@ TQ_INLINE void splitRange(int L, int split, int S, int &tokBegin,
   tokEnd = minInt(tileEnd * Spec::kBlockN, L);
 }
 
+/* What one decode CTA works on (fixed grid: the range comes from seq_lens,
+ * read on the device): its sequence row, its split, how many splits the row
+ * uses and the split's tokens [tokBegin, tokEnd). False when the CTA has
+ * nothing to do: a row beyond `batch`, or a split the row does not use.
+ * Uniform over the CTA, so callers return before any barrier. */
+struct SplitWork {
+  int b, split, nSplits, tokBegin, tokEnd;
+};
+template <class Spec>
+TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
+  w.b = blockIndexY();
+  if (w.b >= a.batch)
+    return false;
+  w.split = blockIndexZ();
+  const int L = a.seq_lens[w.b];
+  w.nSplits = splitsUsed<Spec>(L);
+  if (w.split >= w.nSplits)
+    return false;
+  splitRange<Spec>(L, w.split, w.nSplits, w.tokBegin, w.tokEnd);
+  return true;
+}
+
 /* Prologue shared by both decode paths: the CTA's rotated queries, scaled by
  * scale·log2(e), into sQ (warp w takes heads w, w + NW, ...). With QJL keys
  * the original queries go to sOrig. amax, when given, receives each head's
@@ -346,17 +368,11 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
   constexpr int kSplits = P::kSplits;
   constexpr bool kQjl = KInfo::kQjl;
 
-  const int b = blockIndexY();
-  if (b >= a.batch) // uniform over the CTA, before any barrier
+  SplitWork w;
+  if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
-  const int split = blockIndexZ();
-  // This split's tokens (fixed grid: the range comes from seq_lens).
-  const int L = a.seq_lens[b];
-  const int nSplits = splitsUsed<Spec>(L);
-  if (split >= nSplits) // unused split: nothing to read or write
-    return;
-  int tokBegin, tokEnd;
-  splitRange<Spec>(L, split, nSplits, tokBegin, tokEnd);
+  const int b = w.b, split = w.split, nSplits = w.nSplits;
+  const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
   const int qh0 = blockIndexX() * HPC; // first query head of this CTA
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();

@@ -542,17 +542,11 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   constexpr bool kQSplit = Pl::kQuerySplit;
   static_assert(D % 16 == 0 && HPC <= 8, "tensor-core plan");
 
-  const int b = blockIndexY();
-  if (b >= a.batch) // uniform over the CTA, before any barrier
+  SplitWork w;
+  if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
-  const int split = blockIndexZ();
-  // This split's tokens (fixed grid: the range comes from seq_lens).
-  const int L = a.seq_lens[b];
-  const int nSplits = splitsUsed<Spec>(L);
-  if (split >= nSplits) // unused split: nothing to read or write
-    return;
-  int tokBegin, tokEnd;
-  splitRange<Spec>(L, split, nSplits, tokBegin, tokEnd);
+  const int b = w.b, split = w.split, nSplits = w.nSplits;
+  const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
   const int qh0 = blockIndexX() * HPC;
   const int kvh = qh0 / P::G;
   const int warp = warpIndex(), lane = laneIndex();

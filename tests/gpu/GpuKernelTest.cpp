@@ -232,11 +232,6 @@ TEST_P(Store, WritesTheHostCodecsBytes) {
 // Decode
 //===----------------------------------------------------------------------===//
 
-struct DecodeCase {
-  Geometry g;
-  tqrt_dtype dtype;
-};
-
 class Decode : public BundleTest {
 protected:
   /// Decode over sequences of `lens` (the last row is not launched and
