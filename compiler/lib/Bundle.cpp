@@ -157,6 +157,8 @@ std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
                                                 : sizeof(tq_decode_args);
     k["block"] = {e.blockThreads, 1, 1};
     k["grid"] = e.grid;
+    if (e.programmaticLaunch)
+      k["programmatic_launch"] = true;
     auto it = build.resources.find(e.symbol);
     if (it != build.resources.end()) {
       const KernelResources &r = it->second;

@@ -136,7 +136,20 @@ void emitField(llvm::raw_ostream &os, const Layout &l, FieldKind kind,
 
 } // namespace
 
+bool archHasProgrammaticLaunch(const std::string &arch) {
+  if (arch.rfind("sm_", 0) != 0)
+    return false;
+  int number = 0;
+  for (char ch : arch.substr(3)) {
+    if (ch < '0' || ch > '9')
+      break;
+    number = number * 10 + (ch - '0');
+  }
+  return number >= 90;
+}
+
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
+  const bool programmatic = archHasProgrammaticLaunch(c.arch);
   std::vector<KernelEntry> out;
   for (const char *dtype : {"bf16", "f16"}) {
     auto add = [&](const char *kind, const std::string &irName,
@@ -150,6 +163,9 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       e.blockThreads = int(plan.warps * 32);
       e.grid = plan.grid;
       e.plan = index;
+      // decode.h and combine.h wait for their predecessor (griddepcontrol);
+      // the store does not, so it always launches plainly.
+      e.programmaticLaunch = programmatic && e.kind != "store";
       out.push_back(e);
     };
     add("store", "store", "tq_store_args", c.store, -1);

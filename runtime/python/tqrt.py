@@ -128,6 +128,8 @@ class _LaunchDims(ctypes.Structure):
         ("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
         ("dynamic_shared_bytes", ctypes.c_uint32),
         ("static_shared_bytes", ctypes.c_uint32),
+        ("programmatic_launch", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
     ]
 
 
@@ -408,13 +410,14 @@ class Plan:
 
     def launch_dims(self, kind, dtype="bf16"):
         """{'grid': (x, y, z), 'block': (x, y, z), 'dynamic_shared_bytes': n,
-        'static_shared_bytes': n}."""
+        'static_shared_bytes': n, 'programmatic_launch': bool}."""
         d = _LaunchDims()
         _check(library().tqrt_plan_get_launch(self._h, _KINDS[kind],
                                               _dtype_code_of_name(dtype), ctypes.byref(d)))
         return {"grid": tuple(d.grid), "block": tuple(d.block),
                 "dynamic_shared_bytes": d.dynamic_shared_bytes,
-                "static_shared_bytes": d.static_shared_bytes}
+                "static_shared_bytes": d.static_shared_bytes,
+                "programmatic_launch": bool(d.programmatic_launch)}
 
     def allocate_workspace(self, device=None):
         """The decode workspace (float32), or None when the plan needs none."""

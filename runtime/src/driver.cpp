@@ -78,6 +78,7 @@ void load(Driver &d) {
     return; // the library stays loaded: unloading a driver is never safe
   }
   bind(lib, "cuCtxGetId", a.cuCtxGetId); // optional (CUDA >= 12.0)
+  bind(lib, "cuLaunchKernelEx", a.cuLaunchKernelEx); // optional (CUDA >= 12.0)
   // Tool entry points: optional here (libtqrt does not call them);
   // missingToolApi() reports a gap to the tool that needs them.
 #define TQRT_BIND_TOOL(name, symbol) bind(lib, #symbol, a.symbol);

@@ -60,6 +60,30 @@ constexpr unsigned kStreamNonBlocking = 1;
 constexpr unsigned kEventDefault = 0;
 constexpr int kStreamCaptureModeThreadLocal = 1;
 
+/// cuLaunchKernelEx's configuration (cuda.h's CUlaunchConfig and
+/// CUlaunchAttribute, same layout: tests/driver_abi_test.cpp compares them).
+/// libtqrt sets one attribute: programmatic stream serialization, which lets
+/// a kernel that waits with griddepcontrol.wait launch while its predecessor
+/// in the stream still runs (sm_90+, captured into graphs as a programmatic
+/// edge).
+constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  Stream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
 /// The tool entry points: (cuda.h's name, the symbol it expands to, which
 /// is the Api member). Bound when present; see missingToolApi.
 #define TQRT_CU_TOOL_FUNCTIONS(X)                                              \
@@ -111,6 +135,9 @@ struct Api {
                            void **);
   Result (*cuGetErrorName)(Result, const char **);
   Result (*cuGetErrorString)(Result, const char **);
+  /// CUDA >= 12.0; may be null (then programmatic launches fall back to
+  /// cuLaunchKernel, which is always correct, only without the overlap).
+  Result (*cuLaunchKernelEx)(const LaunchConfig *, Function, void **, void **);
 
   // Tool entry points (TQRT_CU_TOOL_FUNCTIONS); null when the driver lacks
   // them.

@@ -585,6 +585,18 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
     if (const Value *dyn = k.find("dynamic_shared_bytes"))
       d.dynamicSharedBytes = static_cast<uint32_t>(
           r.integer(*dyn, path + ".dynamic_shared_bytes", 0, 1 << 30));
+    // Optional, default false: the kernel waits for its predecessor in the
+    // stream with griddepcontrol.wait before reading anything it wrote, so
+    // it may be launched with programmatic stream serialization (sm_90+).
+    if (const Value *pl = k.find("programmatic_launch")) {
+      if (pl->type != Type::Bool)
+        r.bad(*pl, path + ".programmatic_launch", "true or false");
+      if (pl->boolean && (!m.arch.nvidia || m.arch.number < 90))
+        r.inconsistent(*pl, "'" + path + ".programmatic_launch' is true but "
+                       "arch " + m.arch.text + " has no programmatic launch "
+                       "(NVIDIA sm_90 and newer)");
+      d.programmaticLaunch = pl->boolean;
+    }
     const Value &grid = r.array(k, path, "grid", "an array of 3 strings");
     if (grid.items.size() != 3)
       r.bad(grid, path + ".grid", "an array of 3 extents such as \"max_batch\"");

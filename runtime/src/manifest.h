@@ -58,6 +58,10 @@ struct KernelDesc {
   uint32_t dynamicSharedBytes = 0;
   GridExpr grid[3];
   int64_t argsBytes = 0;
+  /// "programmatic_launch" (optional, default false): the kernel starts
+  /// with griddepcontrol.wait, so the runtime launches it with programmatic
+  /// stream serialization and its launch overlaps the previous kernel.
+  bool programmaticLaunch = false;
 };
 
 /// One decode launch plan ("plans[i]"): the configuration that serves a

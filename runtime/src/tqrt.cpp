@@ -869,15 +869,33 @@ tqrt_status checkContext(const tqrt_plan *plan, const char *fn) {
   return TQRT_OK;
 }
 
-tqrt_status launch(const tqrt_plan::Kernel &k, const uint32_t block[3],
-                   uint32_t shared, void *stream, void *args, const char *fn,
-                   const char *kernelName) {
+tqrt_status launch(const tqrt_plan::Kernel &k, const KernelDesc &d,
+                   void *stream, void *args, const char *fn) {
   void *params[1] = {args};
   const cu::Api &a = cu::driver().api;
-  cu::Result r = a.cuLaunchKernel(k.fn, k.grid[0], k.grid[1], k.grid[2],
-                                  block[0], block[1], block[2], shared,
-                                  static_cast<cu::Stream>(stream), params,
-                                  nullptr);
+  cu::Result r;
+  if (d.programmaticLaunch && a.cuLaunchKernelEx) {
+    // The kernel waits for its predecessor itself (griddepcontrol.wait), so
+    // its launch may overlap the previous kernel's tail; a graph capture
+    // records the dependency as a programmatic edge.
+    cu::LaunchAttribute attr{};
+    attr.id = cu::kLaunchAttrProgrammaticStreamSerialization;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    cu::LaunchConfig cfg{};
+    cfg.gridDimX = k.grid[0], cfg.gridDimY = k.grid[1], cfg.gridDimZ = k.grid[2];
+    cfg.blockDimX = d.block[0], cfg.blockDimY = d.block[1];
+    cfg.blockDimZ = d.block[2];
+    cfg.sharedMemBytes = d.dynamicSharedBytes;
+    cfg.hStream = static_cast<cu::Stream>(stream);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    r = a.cuLaunchKernelEx(&cfg, k.fn, params, nullptr);
+  } else {
+    r = a.cuLaunchKernel(k.fn, k.grid[0], k.grid[1], k.grid[2], d.block[0],
+                         d.block[1], d.block[2], d.dynamicSharedBytes,
+                         static_cast<cu::Stream>(stream), params, nullptr);
+  }
+  const char *kernelName = d.name.c_str();
   if (r != cu::kSuccess) {
     char text[256];
     cu::describe(r, text, sizeof text);
@@ -923,6 +941,8 @@ tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan, tqrt_kernel_kind kind,
   }
   dims->dynamic_shared_bytes = d.dynamicSharedBytes;
   dims->static_shared_bytes = d.staticSharedBytes;
+  dims->programmatic_launch = d.programmaticLaunch ? 1u : 0u;
+  dims->reserved = 0;
   return TQRT_OK;
 }
 
@@ -982,8 +1002,7 @@ tqrt_status tqrt_launch_store(const tqrt_plan *plan, tqrt_dtype dtype,
   args.reserved = 0;
   const int dt = dtypeIndex(dtype);
   const KernelDesc &d = desc(plan, TQRT_KERNEL_STORE, dt);
-  return launch(plan->k[TQRT_KERNEL_STORE][dt], d.block, d.dynamicSharedBytes, stream,
-                &args, fn, d.name.c_str());
+  return launch(plan->k[TQRT_KERNEL_STORE][dt], d, stream, &args, fn);
 }
 
 tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
@@ -1071,15 +1090,14 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
   args.scale = scale == 0.0f ? m.softmaxScale : scale;
   const int dt = dtypeIndex(dtype);
   const KernelDesc &dd = desc(plan, TQRT_KERNEL_DECODE, dt);
-  if (tqrt_status s = launch(plan->k[TQRT_KERNEL_DECODE][dt], dd.block,
-                             dd.dynamicSharedBytes, stream, &args, fn,
-                             dd.name.c_str()))
+  if (tqrt_status s =
+          launch(plan->k[TQRT_KERNEL_DECODE][dt], dd, stream, &args, fn))
     return s;
-  // Same stream, so combine sees decode's partials without a sync.
+  // Same stream: combine reads decode's partials after decode completes
+  // (stream order, or griddepcontrol.wait under a programmatic launch).
   if (plan->desc->splits > 1) {
     const KernelDesc &cd = desc(plan, TQRT_KERNEL_COMBINE, dt);
-    return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd.block, cd.dynamicSharedBytes,
-                  stream, &args, fn, cd.name.c_str());
+    return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd, stream, &args, fn);
   }
   return TQRT_OK;
 }

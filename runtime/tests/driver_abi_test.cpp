@@ -35,6 +35,30 @@ static_assert(sizeof(CUdevice_attribute) == sizeof(int));
 static_assert(sizeof(CUfunction_attribute) == sizeof(int));
 static_assert(sizeof(CUresult) == sizeof(cu::Result));
 static_assert(sizeof(CUdevice) == sizeof(cu::Device));
+// cuLaunchKernelEx's structs, member by member.
+#include <cstddef>
+static_assert(cu::kLaunchAttrProgrammaticStreamSerialization ==
+              CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+static_assert(sizeof(CUlaunchAttributeID) == sizeof(int));
+static_assert(sizeof(CUlaunchAttribute) == sizeof(cu::LaunchAttribute));
+static_assert(offsetof(CUlaunchAttribute, value) ==
+              offsetof(cu::LaunchAttribute, value));
+static_assert(offsetof(CUlaunchAttribute,
+                       value.programmaticStreamSerializationAllowed) ==
+              offsetof(cu::LaunchAttribute,
+                       value.programmaticStreamSerializationAllowed));
+static_assert(sizeof(CUlaunchConfig) == sizeof(cu::LaunchConfig));
+#define TQRT_SAME_OFFSET(m)                                                    \
+  static_assert(offsetof(CUlaunchConfig, m) == offsetof(cu::LaunchConfig, m));
+TQRT_SAME_OFFSET(gridDimX)
+TQRT_SAME_OFFSET(gridDimZ)
+TQRT_SAME_OFFSET(blockDimX)
+TQRT_SAME_OFFSET(blockDimZ)
+TQRT_SAME_OFFSET(sharedMemBytes)
+TQRT_SAME_OFFSET(hStream)
+TQRT_SAME_OFFSET(attrs)
+TQRT_SAME_OFFSET(numAttrs)
+#undef TQRT_SAME_OFFSET
 #endif
 
 TEST(DriverAbi, ConstantsMatchCudaH) {

@@ -27,6 +27,9 @@ namespace cu = tqrt::cu;
 /// tqrt::cu, so distinct types of the same pointer representation).
 template <class T> struct Plain { using type = T; };
 template <class T> struct Plain<T *> { using type = typename Plain<T>::type *; };
+template <class T> struct Plain<const T> {
+  using type = const typename Plain<T>::type;
+};
 template <> struct Plain<CUcontext> { using type = cu::Context; };
 template <> struct Plain<CUmodule> { using type = cu::Module; };
 template <> struct Plain<CUfunction> { using type = cu::Function; };
@@ -39,6 +42,7 @@ template <> struct Plain<CUdevice_attribute> { using type = int; };
 template <> struct Plain<CUfunction_attribute> { using type = int; };
 template <> struct Plain<CUjit_option> { using type = int; };
 template <> struct Plain<CUstreamCaptureMode> { using type = int; };
+template <> struct Plain<CUlaunchConfig> { using type = cu::LaunchConfig; };
 template <class R, class... A> struct Plain<R (*)(A...)> {
   using type = typename Plain<R>::type (*)(typename Plain<A>::type...);
 };
@@ -78,6 +82,7 @@ TQRT_SIGNATURE(cuCtxGetId, cuCtxGetId)
 TQRT_SIGNATURE(cuGetErrorString, cuGetErrorString)
 TQRT_SIGNATURE(cuModuleGetFunction, cuModuleGetFunction)
 TQRT_SIGNATURE(cuLaunchKernel, cuLaunchKernel)
+TQRT_SIGNATURE(cuLaunchKernelEx, cuLaunchKernelEx)
 TQRT_SIGNATURE(cuGetErrorName, cuGetErrorName)
 
 TEST(DriverSymbols, BoundNameIsWhatCudaHExpandsTo) {

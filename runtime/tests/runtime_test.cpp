@@ -896,6 +896,35 @@ TEST(Plan, DynamicSharedMemory) {
                    "1073741824], got -1");
 }
 
+TEST(Plan, ProgrammaticLaunch) {
+  // Optional per kernel; reported to engines that launch kernels themselves.
+  Loaded l;
+  std::string text = edit(readFixture("manifest.json"),
+                          "\"shared_bytes\": 16384,",
+                          "\"shared_bytes\": 16384, \"programmatic_launch\": true,");
+  ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 1, 1, &l.plan), TQRT_OK);
+  tqrt_launch_dims d;
+  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.programmatic_launch, 1u);
+  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_STORE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.programmatic_launch, 0u); // absent: false
+  tqrt_bundle *b = nullptr;
+  EXPECT_STATUS(loadText(edit(text, "\"programmatic_launch\": true",
+                              "\"programmatic_launch\": 1"),
+                         &b),
+                TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("'kernels[1].programmatic_launch' must be true or false, got 1");
+  // Below sm_90 there is no griddepcontrol: a bundle claiming it is wrong.
+  EXPECT_STATUS(loadText(edit(text, "\"arch\": \"sm_90\"", "\"arch\": \"sm_80\""),
+                         &b),
+                TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("'kernels[1].programmatic_launch' is true but arch sm_80 has "
+                   "no programmatic launch (NVIDIA sm_90 and newer)");
+}
+
 TEST(Plan, Arguments) {
   Loaded l;
   ASSERT_EQ(tqrt_bundle_load_dir(TQRT_FIXTURES, &l.bundle), TQRT_OK);

@@ -116,6 +116,7 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(p.workspace_bytes, 4 * 2 * 16640)
         self.assertEqual(p.launch_dims("decode")["grid"], (8, 2, 4))
         self.assertEqual(p.launch_dims("store")["grid"], (96, 1, 1))
+        self.assertFalse(p.launch_dims("store")["programmatic_launch"])
         self.assertEqual(p.launch_dims("combine")["block"], (128, 1, 1))
         with self.assertRaises(tqrt.TqrtError) as e:
             p.launch_dims("store", "fp16")

@@ -24,6 +24,9 @@ template <class Spec, class T> TQ_INLINE void combine(const tq_decode_args &a) {
   const int b = blockIndexX(), qh = blockIndexY();
   if (b >= a.batch || warpIndex() != 0)
     return;
+  // Launched programmatically, combine may start while decode still runs:
+  // the partials are complete and visible only after this wait.
+  waitForPrimaryGrid();
   // Only the splits the sequence used hold partials; with one, decode has
   // written the output itself (decode.h: splitsUsed).
   const int nSplits = decode_detail::splitsUsed<Spec>(a.seq_lens[b]);

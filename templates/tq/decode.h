@@ -550,6 +550,12 @@ namespace tq {
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
+  // Under a programmatic launch the previous kernel (the store, say) may
+  // still run: wait before the first read (seq_lens, the cache). Then let
+  // combine's CTAs launch as soon as every decode CTA has started; they wait
+  // for this grid to complete before reading the partials (combine.h).
+  waitForPrimaryGrid();
+  allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a);
   else

@@ -333,6 +333,27 @@ TQ_INLINE float floorF(float x) { return floorf(x); }
 TQ_INLINE double floorD(double x) { return floor(x); }
 
 /* ---------------------------------------------------------------------------
+ * Programmatic dependent launch (sm_90+). A kernel launched with
+ * programmatic stream serialization may start before its predecessor in the
+ * stream has finished: it must call waitForPrimaryGrid() before reading
+ * anything the predecessor writes (the wait returns once that grid has
+ * completed and its memory is visible), and allowDependentLaunch() lets the
+ * next kernel's CTAs be scheduled once every CTA of this grid has called it
+ * or exited. Without such a launch (or below sm_90) both are no-ops, so a
+ * kernel that calls them is correct under either launch.
+ * ------------------------------------------------------------------------ */
+TQ_INLINE void waitForPrimaryGrid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+TQ_INLINE void allowDependentLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* ---------------------------------------------------------------------------
  * Warp-level matrix multiply and the register tricks that feed it (the
  * tensor-core decode, decode_tc.h). A port provides the same operations with
  * the same per-lane fragment layouts, or sets kTargetHasWarpMma = false and

@@ -278,6 +278,12 @@ typedef struct tqrt_launch_dims {
                                     "dynamic_shared_bytes", default 0) */
   uint32_t static_shared_bytes;  /* the manifest's "shared_bytes": the
                                     code's own, for information */
+  uint32_t programmatic_launch;  /* 1: the kernel waits for its stream
+                                    predecessor itself (griddepcontrol.wait),
+                                    so it may be launched with programmatic
+                                    stream serialization (cudaLaunchKernelEx,
+                                    sm_90+); 0: launch it plainly */
+  uint32_t reserved;             /* 0 */
 } tqrt_launch_dims;
 
 TQRT_API tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan,

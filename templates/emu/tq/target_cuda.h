@@ -85,6 +85,9 @@ inline int blockIndexY() { return emu::S().by; }
 inline int blockIndexZ() { return emu::S().bz; }
 inline void barrier() { emu::ctaBarrier(); }
 inline void syncWarp() { emu::warpRendezvous(); }
+// The emulator runs decode and combine one after the other.
+inline void waitForPrimaryGrid() {}
+inline void allowDependentLaunch() {}
 template <class R> inline R shflGeneric(R v, int src, bool isXor) {
   uint64_t m = 0; memcpy(&m, &v, sizeof(R)); R r;
   int lane = laneIndex(); int s = isXor ? (lane ^ src) : (src & 31);

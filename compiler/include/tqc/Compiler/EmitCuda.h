@@ -19,7 +19,14 @@ struct KernelEntry {
   int blockThreads = 0;
   std::vector<std::string> grid;
   int plan = -1; ///< index into KernelConfig::plans; -1 for store
+  /// The kernel starts with griddepcontrol.wait (decode and combine on
+  /// sm_90+), so the runtime may launch it with programmatic stream
+  /// serialization (manifest "programmatic_launch").
+  bool programmaticLaunch = false;
 };
+
+/// Whether `arch` (sm_XX[a]) has programmatic dependent launch: sm_90+.
+bool archHasProgrammaticLaunch(const std::string &arch);
 
 /// The kernels a configuration produces, in launch order per dtype.
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c);
