@@ -135,8 +135,8 @@ compileCandidates(const CompileRequest &request,
     result.error = "no candidates to compile";
     return result;
   }
-  // Round-robin, so every bundle gets a similar mix of split counts (the
-  // combine kernels) and tile sizes, and so similar compile times.
+  // Round-robin, so every bundle gets a similar mix of split counts and tile
+  // sizes, and so similar compile times.
   size_t chunks = std::min<size_t>(n, size_t(std::max(jobs, 1)));
   std::vector<std::vector<int>> parts(chunks);
   for (size_t i = 0; i < n; ++i)

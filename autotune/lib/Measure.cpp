@@ -512,7 +512,9 @@ void Runner::measureBucket(size_t b) {
 
   // Buffers for the largest replica count of the bucket (the shortest
   // length). Workspaces rotate among as many as fit in 256 MiB: partials
-  // are written then read by combine, like one per layer in an engine.
+  // are written then merged by the last split, like one per layer in an
+  // engine. Zeroed once (abi.h's tickets); every candidate's plan has the
+  // same max_batch here, so its tickets sit at the same offsets.
   int64_t maxReplicas = 1;
   for (size_t p = 0; p < np; ++p)
     maxReplicas = std::max(maxReplicas, replicas_[b][p]);
@@ -531,8 +533,10 @@ void Runner::measureBucket(size_t b) {
   if (maxWs) {
     int64_t count = std::clamp<int64_t>(int64_t((256ull << 20) / maxWs), 1,
                                         maxReplicas);
-    for (int64_t i = 0; i < count; ++i)
+    for (int64_t i = 0; i < count; ++i) {
       workspaces_.emplace_back(size_t(maxWs), "workspace");
+      workspaces_.back().zero();
+    }
   }
 
   for (size_t order = 0; order < np; ++order) {

@@ -134,12 +134,12 @@ std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
     j["warps"] = p.decode.warps;
     j["heads_per_cta"] = p.decode.headsPerCta;
     j["stages"] = p.decode.stages;
+    // abi.h's layout: the row's tickets, partials and (max, sum) pairs.
     j["workspace_floats_per_batch_row"] =
-        p.decode.splits > 1
-            ? int64_t(c.numQHeads) * p.decode.splits * (c.headDim + 2)
-            : 0;
+        p.decode.splits > 1 ? TQ_WORKSPACE_FLOATS(1, c.numQHeads,
+                                                  p.decode.splits, c.headDim)
+                            : 0;
     j["decode"] = kernelMap(int(i), "decode");
-    j["combine"] = p.combine.present ? kernelMap(int(i), "combine") : json();
     plans.push_back(j);
   }
   m["plans"] = plans;

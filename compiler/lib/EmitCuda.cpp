@@ -163,7 +163,7 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       e.blockThreads = int(plan.warps * 32);
       e.grid = plan.grid;
       e.plan = index;
-      // decode.h and combine.h wait for their predecessor (griddepcontrol);
+      // decode.h waits for its predecessor (griddepcontrol.wait);
       // the store does not, so it always launches plainly.
       e.programmaticLaunch = programmatic && e.kind != "store";
       out.push_back(e);
@@ -171,8 +171,6 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
     add("store", "store", "tq_store_args", c.store, -1);
     for (auto [i, p] : llvm::enumerate(c.plans)) {
       add("decode", p.decodeName, "tq_decode_args", p.decode, int(i));
-      if (p.combine.present)
-        add("combine", p.combineName, "tq_decode_args", p.combine, int(i));
     }
   }
   return out;
@@ -253,7 +251,7 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   }
   os << "\n#include \"tq/store.h\"\n"
      << "#include \"tq/decode.h\"\n"
-     << "#include \"tq/combine.h\"\n\n";
+     << "\n";
 
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";

@@ -139,10 +139,10 @@ LogicalResult readStore(KernelOp store, KernelConfig &c) {
   return success();
 }
 
-/// Checks the decode (and combine) kernels against the store's recipe: the
-/// templates rotate queries with the key rotation and un-rotate outputs with
-/// the value rotation, nothing else.
-LogicalResult readDecode(KernelOp decode, KernelOp combine, KernelConfig &c) {
+/// Checks a decode kernel against the store's recipe: the templates rotate
+/// queries with the key rotation and un-rotate outputs with the value
+/// rotation, nothing else.
+LogicalResult readDecode(KernelOp decode, KernelConfig &c) {
   SmallVector<AttentionOp> atts(decode.getBody().getOps<AttentionOp>());
   if (atts.size() != 1)
     return decode.emitOpError() << "@" << decode.getSymName()
@@ -164,8 +164,7 @@ LogicalResult readDecode(KernelOp decode, KernelOp combine, KernelConfig &c) {
                              << toString(c.queryRotation.kind)
                              << " but keys are stored with "
                              << toString(c.key.rotation.kind);
-  Operation *tailOwner = combine ? combine.getOperation()
-                                 : decode.getOperation();
+  Operation *tailOwner = decode.getOperation();
   tailOwner->walk([&](RotateOp r) {
     if (r.getInverse())
       c.outputRotation = toRotationSpec(r.getRotation());
@@ -237,7 +236,6 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
 
   KernelOp store;
   SmallVector<KernelOp> decodes;
-  llvm::StringMap<KernelOp> combines; // by plan suffix ("_p0", "")
   for (KernelOp k : m.getOps<KernelOp>()) {
     switch (k.getKind()) {
     case KernelKind::Extend:
@@ -251,15 +249,11 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
     case KernelKind::Decode:
       decodes.push_back(k);
       break;
-    case KernelKind::Combine: {
-      StringRef name = k.getSymName();
-      if (!name.consume_front("combine"))
-        return k.emitOpError() << "combine kernels are named combine<plan>, "
-                                  "like their decode<plan>; got @"
-                               << k.getSymName();
-      combines[name] = k;
-      break;
-    }
+    case KernelKind::Combine:
+      // The templates merge a decode's splits inside the decode kernel.
+      return k.emitOpError() << "is a separate combine kernel; the back end "
+                                "merges splits inside decode (run "
+                                "tq-plan-launch, which folds it)";
     }
   }
   if (!store || decodes.empty())
@@ -275,21 +269,9 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
       return decode.emitOpError() << "decode kernels are named decode<plan>; "
                                      "got @"
                                   << decode.getSymName();
-    KernelOp combine = combines.lookup(suffix);
-    combines.erase(suffix);
     p.decodeName = decode.getSymName().str();
-    if (failed(readLaunch(decode, p.decode)) ||
-        (combine && failed(readLaunch(combine, p.combine))))
+    if (failed(readLaunch(decode, p.decode)))
       return failure();
-    if (combine)
-      p.combineName = combine.getSymName().str();
-    if (p.decode.splits > 1 && !combine)
-      return decode.emitOpError() << "has " << p.decode.splits
-                                  << " splits but there is no @combine"
-                                  << suffix;
-    if (p.decode.splits == 1 && combine)
-      return combine.emitOpError() << "is not needed with one split (run "
-                                      "tq-plan-launch)";
     if (auto buckets = decode->getAttrOfType<ArrayAttr>("tq.buckets")) {
       for (Attribute a : buckets)
         p.buckets.push_back(cast<IntegerAttr>(a).getInt());
@@ -299,13 +281,10 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
     if (p.buckets.empty() || !llvm::is_sorted(p.buckets))
       return decode.emitOpError() << "tq.buckets must be ascending batch "
                                      "sizes";
-    if (failed(readDecode(decode, combine, c)))
+    if (failed(readDecode(decode, c)))
       return failure();
     c.plans.push_back(std::move(p));
   }
-  if (!combines.empty())
-    return combines.begin()->second.emitOpError()
-           << "has no decode kernel of the same plan";
   llvm::sort(c.plans, [](const PlanConfig &a, const PlanConfig &b) {
     return a.buckets.front() < b.buckets.front();
   });

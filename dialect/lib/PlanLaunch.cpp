@@ -69,7 +69,7 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     if (decode && failed(planPerBucket(decode, combine, hq, group)))
       return signalPassFailure();
 
-    // Check every plan; fold the combine of a hand-written one-split plan.
+    // Check every plan; fold a hand-written combine into the decode.
     KernelOp lastDecode;
     for (KernelOp k : module.getOps<KernelOp>())
       if (k.getKind() == KernelKind::Decode && k.getLaunchAttr())
@@ -83,7 +83,6 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
         return signalPassFailure();
     }
     if (combine && !decode && lastDecode &&
-        lastDecode.getLaunchAttr().getSplits() == 1 &&
         failed(foldCombineIntoDecode(lastDecode, combine)))
       return signalPassFailure();
   }
@@ -209,16 +208,10 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
           ctx, c.blockN, c.splits, c.warps, c.heads, c.stages,
           gridAttr(b, {"head_groups", "max_batch", "splits"})));
       d->setAttr("tq.buckets", bucketAttr);
-      if (c.splits > 1 && combine) {
-        auto k = cast<KernelOp>(ob.clone(*combine));
-        k.setSymName(("combine_p" + Twine(index)).str());
-        k.setLaunchAttr(LaunchAttr::get(
-            ctx, /*block_n=*/1, c.splits, c.warps, c.heads, /*stages=*/1,
-            gridAttr(b, {"max_batch", "num_q_heads", "1"})));
-        k->setAttr("tq.buckets", bucketAttr);
-      } else if (combine && failed(foldCombineIntoDecode(d, combine, false))) {
+      // The decode merges its own splits (the CTA finishing a row's last
+      // split does it), so the combine stage always folds into it.
+      if (combine && failed(foldCombineIntoDecode(d, combine, false)))
         return failure();
-      }
     }
     decode.erase();
     if (combine)
@@ -315,9 +308,9 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     return success();
   }
 
-  /// With one split there is nothing to merge: decode writes the output and
-  /// applies the combine kernel's tail itself. `eraseCombine`: the combine
-  /// kernel is not needed by another plan.
+  /// Decode writes the output itself (merging its splits in the CTA that
+  /// finishes last), so it applies the combine kernel's tail (the output's
+  /// un-rotation). `eraseCombine`: no other plan needs the combine kernel.
   LogicalResult foldCombineIntoDecode(KernelOp decode, KernelOp combine,
                                       bool eraseCombine = true) {
     SmallVector<AttentionOp> atts(decode.getBody().getOps<AttentionOp>());

@@ -183,6 +183,8 @@ int main(void) {
   void *d_tables = device_alloc(sizeof(int32_t) * kBatch * table_stride);
   void *d_lens = device_alloc(sizeof(int32_t) * kBatch);
   void *workspace = device_alloc(pinfo.workspace_bytes);
+  /* Zeroed once: the decode keeps its split tickets there (abi.h). */
+  CUDA_CHECK(cudaMemset(workspace, 0, pinfo.workspace_bytes ? pinfo.workspace_bytes : 1));
   CUDA_CHECK(cudaMemcpy(key, host_k, 2 * kv_elems, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(value, host_v, 2 * kv_elems, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(query, host_q, 2 * q_elems, cudaMemcpyHostToDevice));
@@ -192,9 +194,8 @@ int main(void) {
   CUDA_CHECK(cudaMemcpy(d_lens, seq_lens, sizeof(int32_t) * kBatch,
                         cudaMemcpyHostToDevice));
 
-  /* 4. Store every token, then one decode step (decode, + combine when the
-   * plan splits the KV sequence). Both are
-   * asynchronous on `stream`; strides are in elements. */
+  /* 4. Store every token, then one decode step (one kernel each). Both
+   * are asynchronous on `stream`; strides are in elements. */
   TQRT_CHECK(tqrt_launch_store(plan, TQRT_DTYPE_BF16, key, (int64_t)H * D, D,
                                value, (int64_t)H * D, D, cache,
                                (int64_t)cache_bytes, d_slots, total, stream));

@@ -63,7 +63,7 @@ class TqrtError(RuntimeError):
 
 _DTYPE_BF16 = 1
 _DTYPE_FP16 = 2
-_KINDS = {"store": 0, "decode": 1, "combine": 2}
+_KINDS = {"store": 0, "decode": 1}
 
 
 # Mirrors of the structs in include/tqrt/tqrt.h (same order and types).
@@ -231,7 +231,7 @@ class PlanDesc:
     index: int
     buckets: tuple
     block_n: int
-    splits: int           # KV splits of decode; 1: no combine kernel
+    splits: int           # KV splits of decode; 1: no workspace
     warps: int
     heads_per_cta: int
     stages: int
@@ -420,12 +420,14 @@ class Plan:
                 "programmatic_launch": bool(d.programmatic_launch)}
 
     def allocate_workspace(self, device=None):
-        """The decode workspace (float32), or None when the plan needs none."""
+        """The decode workspace (float32, zero-filled as abi.h requires: the
+        decode keeps its split tickets there), or None when the plan needs
+        none. Allocate it once and reuse it for every decode of the plan."""
         if self.workspace_bytes == 0:
             return None
         torch = _torch()
         device = device if device is not None else f"cuda:{self.device or 0}"
-        return torch.empty((self.workspace_bytes + 3) // 4, dtype=torch.float32,
+        return torch.zeros((self.workspace_bytes + 3) // 4, dtype=torch.float32,
                            device=device)
 
     # -- launches --------------------------------------------------------

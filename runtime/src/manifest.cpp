@@ -30,11 +30,9 @@ const char *const kGridNames[kNumGridNames] = {
     "max_batch", "max_tokens", "num_q_heads", "num_kv_heads", "head_groups",
     "splits"};
 
-const char *const kKindNames[kNumKinds] = {"store", "decode", "combine"};
-const char *const kArgsNames[kNumKinds] = {"tq_store_args", "tq_decode_args",
-                                           "tq_decode_args"};
+const char *const kKindNames[kNumKinds] = {"store", "decode"};
+const char *const kArgsNames[kNumKinds] = {"tq_store_args", "tq_decode_args"};
 const size_t kArgsSizes[kNumKinds] = {sizeof(tq_store_args),
-                                      sizeof(tq_decode_args),
                                       sizeof(tq_decode_args)};
 const char *const kDtypeNames[kNumDtypes] = {"bf16", "fp16"};
 
@@ -353,8 +351,7 @@ void readLayout(const Reader &r, const Value &root, Manifest &m) {
   }
 }
 
-// The dtype index of a kernel's "dtype" or a key of a plan's decode /
-// combine object: "bf16", or "fp16" / "f16" ("f16" is the spelling of the
+// The dtype index of a kernel's "dtype" or a key of a plan's decode object: "bf16", or "fp16" / "f16" ("f16" is the spelling of the
 // kernels' symbols and of layout field dtypes, "fp16" that of the runtime's
 // API: both are taken). -1 for anything else.
 int parseDtype(const std::string &s) {
@@ -367,14 +364,14 @@ int parseDtype(const std::string &s) {
 
 std::string planPath(size_t i) { return "plans[" + std::to_string(i) + "]"; }
 
-/// What plans[i].decode and plans[i].combine name, per kind and dtype index,
+/// What plans[i].decode names, per kind and dtype index,
 /// kept for the cross-checks with kernels[] (the JSON values outlive them).
 struct PlanKernelNames {
   const Value *name[kNumKinds][kNumDtypes] = {};
   std::string key[kNumKinds][kNumDtypes]; // the dtype as the manifest spells it
 };
 
-// plans[i].decode / .combine: an object from dtype to a kernels[].name.
+// plans[i].decode: an object from dtype to a kernels[].name.
 void readKernelMap(const Reader &r, const Value &map, const std::string &path,
                    int kind, PlanKernelNames &names) {
   if (map.type != Type::Object)
@@ -447,8 +444,10 @@ std::vector<PlanKernelNames> readPlans(const Reader &r, const Value &root,
     if (w != expected && !(d.splits == 1 && w == 0))
       r.inconsistent(wv, "'" + path + ".workspace_floats_per_batch_row' is " +
                              std::to_string(w) +
-                             " but num_q_heads * splits * (head_dim + 2) is " +
-                             std::to_string(m.numQHeads) + " * " +
+                             " but tickets + num_q_heads * splits * "
+                             "(head_dim + 2) is " +
+                             std::to_string(TQ_TICKETS_PER_ROW(m.numQHeads)) +
+                             " + " + std::to_string(m.numQHeads) + " * " +
                              std::to_string(d.splits) + " * " +
                              std::to_string(m.headDim + 2) + " = " +
                              std::to_string(expected) +
@@ -458,21 +457,13 @@ std::vector<PlanKernelNames> readPlans(const Reader &r, const Value &root,
     const Value &dec = r.member(p, path, "decode",
                                 "an object from dtype to a kernel name");
     readKernelMap(r, dec, path + ".decode", TQRT_KERNEL_DECODE, names[i]);
-    const Value &comb = r.member(
-        p, path, "combine",
-        "an object from dtype to a kernel name, or null when splits is 1");
-    if (d.splits == 1 && comb.type != Type::Null)
-      r.inconsistent(comb, "'" + path + ".combine' must be null: splits is 1, "
-                           "so decode writes the output itself and there is "
-                           "no combine kernel");
-    if (d.splits > 1) {
-      if (comb.type == Type::Null)
-        r.inconsistent(comb, "'" + path + ".combine' is null but splits is " +
-                                 std::to_string(d.splits) +
-                                 " (decode writes partials that a combine "
-                                 "kernel reduces)");
-      readKernelMap(r, comb, path + ".combine", TQRT_KERNEL_COMBINE, names[i]);
-    }
+    // abi_version 1 bundles had a combine kernel per split plan; from 2 on
+    // the decode merges its own splits.
+    if (const Value *comb = p.find("combine"); comb && comb->type != Type::Null)
+      r.inconsistent(*comb, "'" + path + ".combine' names a combine kernel, "
+                            "but decode merges its own splits (abi_version " +
+                            std::to_string(TQ_ABI_VERSION) +
+                            "): it must be null or absent");
     m.plans.push_back(std::move(d));
   }
 
@@ -633,10 +624,6 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
       const std::string what = "'" + path + "' (" + d.name + ") is a " + kind +
                                " kernel of " + plan + " for " +
                                kDtypeNames[d.dtype];
-      if (d.kind == TQRT_KERNEL_COMBINE && p.splits == 1)
-        r.inconsistent(k, what + ", but that plan has splits 1: decode writes "
-                                 "the output itself and '" + plan +
-                                 ".combine' is null");
       const Value *named = names[d.plan].name[d.kind][d.dtype];
       if (!named)
         r.inconsistent(k, what + ", but '" + plan + "." + kind + "' has no " +
@@ -646,19 +633,18 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                               names[d.plan].key[d.kind][d.dtype] +
                               "' names \"" + named->string + "\"");
       // Names are unique, so no second kernel can match the same entry.
-      (d.kind == TQRT_KERNEL_DECODE ? p.decode : p.combine)[d.dtype] = index;
+      p.decode[d.dtype] = index;
     }
     m.kernels.push_back(std::move(d));
   }
 
   // Every dtype the bundle mentions needs the complete set: a store kernel,
-  // and in every plan a decode kernel (and a combine kernel when the plan
-  // splits the KV sequence).
+  // and in every plan a decode kernel.
   bool any = false;
   for (int dt = 0; dt < kNumDtypes; ++dt) {
     bool present = m.storeKernel[dt] >= 0;
     for (const PlanKernelNames &n : names)
-      present |= n.name[TQRT_KERNEL_DECODE][dt] || n.name[TQRT_KERNEL_COMBINE][dt];
+      present |= n.name[TQRT_KERNEL_DECODE][dt] != nullptr;
     if (!present)
       continue;
     any = true;
@@ -667,17 +653,14 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                                 kDtypeNames[dt] + " (the plans name " +
                                 kDtypeNames[dt] + " kernels)");
     for (size_t i = 0; i < m.plans.size(); ++i) {
-      for (int kind : {int(TQRT_KERNEL_DECODE), int(TQRT_KERNEL_COMBINE)}) {
-        if (kind == TQRT_KERNEL_COMBINE && m.plans[i].splits == 1)
-          continue;
+      for (int kind : {int(TQRT_KERNEL_DECODE)}) {
         const std::string mapPath = planPath(i) + "." + kKindNames[kind];
         const Value *named = names[i].name[kind][dt];
         if (!named)
           fail(TQRT_BAD_BUNDLE,
                m.source + ": '" + mapPath + "' has no " + kDtypeNames[dt] +
-                   " kernel; every plan needs a decode kernel (and with "
-                   "splits > 1 a combine kernel) for each dtype the bundle "
-                   "stores");
+                   " kernel; every plan needs a decode kernel for each dtype "
+                   "the bundle stores");
         if (m.plans[i].kernel(kind, dt) < 0)
           r.inconsistent(*named, "'" + mapPath + "." + names[i].key[kind][dt] +
                                      "' names \"" + named->string +
@@ -688,8 +671,8 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
     }
   }
   if (!any)
-    fail(TQRT_BAD_BUNDLE, m.source + ": 'kernels' has no store, decode or "
-                                     "combine kernel");
+    fail(TQRT_BAD_BUNDLE, m.source + ": 'kernels' has no store or decode "
+                                     "kernel");
 }
 
 } // namespace

@@ -39,7 +39,7 @@ using GridValues = std::array<int64_t, kNumGridNames>;
 
 /// Number of kernel kinds / dtypes the runtime launches. Dtype index is
 /// tqrt_dtype - 1.
-constexpr int kNumKinds = 3;
+constexpr int kNumKinds = 2;
 constexpr int kNumDtypes = 2;
 inline int dtypeIndex(tqrt_dtype d) { return static_cast<int>(d) - 1; }
 const char *kindName(int kind);
@@ -65,23 +65,20 @@ struct KernelDesc {
 };
 
 /// One decode launch plan ("plans[i]"): the configuration that serves a
-/// list of batch buckets, and its decode / combine kernels per dtype.
+/// list of batch buckets, and its decode kernel per dtype (which merges its
+/// own splits: there is no second kernel).
 struct PlanDesc {
   std::vector<int32_t> buckets; // ascending max_batch values
   int blockN = 0, splits = 0, warps = 0, headsPerCta = 0, stages = 0;
-  /// Workspace floats per batch row: num_q_heads * splits * (head_dim + 2),
+  /// Workspace floats per batch row (abi.h: tickets, partials, max/sum),
   /// 0 when splits == 1 (decode writes the output itself).
   int64_t floatsPerBatchRow = 0;
-  /// kernels[] index of the decode / combine kernel per dtype index, -1 when
-  /// absent (combine is absent exactly when splits == 1).
+  /// kernels[] index of the decode kernel per dtype index, -1 when absent.
   int decode[kNumDtypes] = {-1, -1};
-  int combine[kNumDtypes] = {-1, -1};
 
-  /// kernels[] index for a kind (decode or combine) and dtype index.
+  /// kernels[] index for a kind (decode) and dtype index.
   int kernel(int kind, int dtype) const {
-    return kind == TQRT_KERNEL_DECODE    ? decode[dtype]
-           : kind == TQRT_KERNEL_COMBINE ? combine[dtype]
-                                         : -1;
+    return kind == TQRT_KERNEL_DECODE ? decode[dtype] : -1;
   }
 };
 
@@ -132,7 +129,7 @@ struct Manifest {
   int storeKernel[kNumDtypes] = {-1, -1};
 
   /// A dtype is present when it has a store kernel; the reader guarantees
-  /// that every plan then has its decode (and combine) kernels too.
+  /// that every plan then has its decode kernel too.
   bool hasDtype(int dtypeIndex) const {
     return storeKernel[dtypeIndex] >= 0;
   }

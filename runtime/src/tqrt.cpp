@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -112,7 +113,7 @@ struct tqrt_plan {
   int planIndex = 0;              // into bundle->m.plans
   const PlanDesc *desc = nullptr; // that plan
   uint64_t workspaceBytes = 0;
-  /// The store kernel and the plan's decode / combine kernel per dtype.
+  /// The store kernel and the plan's decode kernel per dtype.
   struct Kernel {
     int index = -1; // into bundle->m.kernels; -1: none
     uint32_t grid[3] = {0, 0, 0};
@@ -656,11 +657,10 @@ tqrt_status createPlan(const char *fn, const tqrt_bundle *bundle,
     plan->planIndex = planIndex >= 0 ? planIndex : choosePlan(m.plans, maxBatch);
     const PlanDesc &p = m.plans[plan->planIndex];
     plan->desc = &p;
-    // The store kernels, and the chosen plan's decode and combine kernels.
+    // The store kernels, and the chosen plan's decode kernels.
     for (int dt = 0; dt < kNumDtypes; ++dt) {
       plan->k[TQRT_KERNEL_STORE][dt].index = m.storeKernel[dt];
       plan->k[TQRT_KERNEL_DECODE][dt].index = p.decode[dt];
-      plan->k[TQRT_KERNEL_COMBINE][dt].index = p.combine[dt];
     }
     GridValues values{};
     values[int(GridName::MaxBatch)] = maxBatch;
@@ -874,7 +874,13 @@ tqrt_status launch(const tqrt_plan::Kernel &k, const KernelDesc &d,
   void *params[1] = {args};
   const cu::Api &a = cu::driver().api;
   cu::Result r;
-  if (d.programmaticLaunch && a.cuLaunchKernelEx) {
+  // TQRT_PLAIN_LAUNCH=1 turns programmatic launches off (A/B timing, or to
+  // rule them out when debugging); read once.
+  static const bool plainOnly = [] {
+    const char *e = std::getenv("TQRT_PLAIN_LAUNCH");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  if (d.programmaticLaunch && a.cuLaunchKernelEx && !plainOnly) {
     // The kernel waits for its predecessor itself (griddepcontrol.wait), so
     // its launch may overlap the previous kernel's tail; a graph capture
     // records the dependency as a programmatic edge.
@@ -921,19 +927,13 @@ tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan, tqrt_kernel_kind kind,
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
   if (!dims)
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: the output pointer is null", fn);
-  if (kind != TQRT_KERNEL_STORE && kind != TQRT_KERNEL_DECODE &&
-      kind != TQRT_KERNEL_COMBINE)
+  if (kind != TQRT_KERNEL_STORE && kind != TQRT_KERNEL_DECODE)
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: kind %d is not a "
-                     "tqrt_kernel_kind (0 store, 1 decode, 2 combine)",
+                     "tqrt_kernel_kind (0 store, 1 decode)",
                      fn, static_cast<int>(kind));
   if (tqrt_status s = checkDtype(plan, dtype, fn))
     return s;
   const tqrt_plan::Kernel &k = plan->k[kind][dtypeIndex(dtype)];
-  if (k.index < 0)
-    return setErrorf(TQRT_INVALID_ARGUMENT,
-                     "%s: the plan has no combine kernel (it uses plans[%d], "
-                     "whose splits is 1: decode writes the output itself)",
-                     fn, plan->planIndex);
   const KernelDesc &d = desc(plan, kind, dtypeIndex(dtype));
   for (int j = 0; j < 3; ++j) {
     dims->grid[j] = k.grid[j];
@@ -1093,12 +1093,6 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
   if (tqrt_status s =
           launch(plan->k[TQRT_KERNEL_DECODE][dt], dd, stream, &args, fn))
     return s;
-  // Same stream: combine reads decode's partials after decode completes
-  // (stream order, or griddepcontrol.wait under a programmatic launch).
-  if (plan->desc->splits > 1) {
-    const KernelDesc &cd = desc(plan, TQRT_KERNEL_COMBINE, dt);
-    return launch(plan->k[TQRT_KERNEL_COMBINE][dt], cd, stream, &args, fn);
-  }
   return TQRT_OK;
 }
 

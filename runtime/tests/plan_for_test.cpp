@@ -32,18 +32,15 @@ TEST(PlanFor, TakesThePlanGivenWhateverTheBucket) {
   EXPECT_EQ(info.splits, 4);
   EXPECT_EQ(info.block_n, 64);
   // The workspace is sized from the chosen plan and this max_batch.
-  EXPECT_EQ(info.workspace_bytes, 4u * 16 * 32 * 4 * 130);
+  EXPECT_EQ(info.workspace_bytes, 4u * 16 * (32 + 32 * 4 * 130));
   tqrt_launch_dims d;
   ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
   EXPECT_EQ(d.grid[0], 8u);  // head_groups = 32 / 4
   EXPECT_EQ(d.grid[1], 16u); // max_batch
   EXPECT_EQ(d.grid[2], 4u);  // plans[0]'s splits
-  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
-            TQRT_OK);
-  EXPECT_EQ(d.grid[0], 16u);
 
-  // And the other way round: batch 1 with plans[1] (no combine).
+  // And the other way round: batch 1 with plans[1] (one split).
   tqrt_plan *one = nullptr;
   ASSERT_EQ(tqrt_plan_create_for(l.bundle, 1, 1, 1, &one), TQRT_OK);
   ASSERT_EQ(tqrt_plan_get_info(one, &info), TQRT_OK);
@@ -51,8 +48,9 @@ TEST(PlanFor, TakesThePlanGivenWhateverTheBucket) {
   EXPECT_EQ(info.splits, 1);
   EXPECT_EQ(info.heads_per_cta, 2);
   EXPECT_EQ(info.workspace_bytes, 0u);
-  EXPECT_STATUS(tqrt_plan_get_launch(one, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
-                TQRT_INVALID_ARGUMENT);
+  ASSERT_EQ(tqrt_plan_get_launch(one, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.grid[2], 1u);
   tqrt_plan_destroy(one);
 }
 

@@ -23,12 +23,12 @@ namespace {
 // The fixture: k3v4, head_dim 128, 32 q heads, 8 KV heads, block_size 16,
 // bf16 kernels only, two decode plans:
 //   plans[0]: buckets [1, 2],     splits 4, heads_per_cta 4, block_n 64,
-//             warps 4, stages 2, decode + combine;
+//             warps 4, stages 2 (decode merges its splits itself);
 //   plans[1]: buckets [4, 8, 16], splits 1, heads_per_cta 2, block_n 128,
 //             warps 8, stages 3, decode only (block 256, 32 KiB shared).
 constexpr int kHeadDim = 128, kNumQ = 32, kNumKV = 8;
 constexpr int64_t kBlockStride = 15104;
-constexpr int64_t kFloatsPerRow = 32 * 4 * 130; // plans[0]
+constexpr int64_t kFloatsPerRow = 32 + 32 * 4 * 130; // plans[0]: abi.h
 
 TEST(Bundle, LoadsFromDirectory) {
   Loaded l;
@@ -97,7 +97,7 @@ TEST(Bundle, Plans) {
   Loaded w;
   ASSERT_EQ(loadText(edit(readFixture("manifest.json"),
                           "\"workspace_floats_per_batch_row\": 0",
-                          "\"workspace_floats_per_batch_row\": 4160"),
+                          "\"workspace_floats_per_batch_row\": 4192"),
                      &w.bundle),
             TQRT_OK) << tqrt_last_error();
   ASSERT_EQ(tqrt_bundle_get_plan(w.bundle, 1, &p), TQRT_OK);
@@ -282,10 +282,10 @@ TEST(Bundle, ImageAndPtxAreChecked) {
 TEST(Manifest, MalformedJsonNamesPosition) {
   std::string text = readFixture("manifest.json");
   tqrt_bundle *b = nullptr;
-  // A trailing comma after the last kernel (line 61, after the '}').
+  // A trailing comma after the last kernel (line 57, after the '}').
   std::string bad = edit(text, "\"local_bytes\": 0}\n  ]", "\"local_bytes\": 0},\n  ]");
   EXPECT_STATUS(loadText(bad, &b), TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("manifest.json (in memory):62:3: unexpected character ']'");
+  EXPECT_ERROR_HAS("manifest.json (in memory):58:3: unexpected character ']'");
   EXPECT_EQ(b, nullptr);
 
   struct Case {
@@ -360,11 +360,11 @@ TEST(Manifest, UnsupportedVersions) {
                          &b),
                 TQRT_UNSUPPORTED_VERSION);
   EXPECT_ERROR_HAS("schema_version 3 is not supported");
-  EXPECT_STATUS(loadText(edit(text, "\"abi_version\": 1", "\"abi_version\": 7"),
+  EXPECT_STATUS(loadText(edit(text, "\"abi_version\": 2", "\"abi_version\": 7"),
                          &b),
                 TQRT_UNSUPPORTED_VERSION);
   EXPECT_ERROR_HAS("abi_version 7 is not supported (this runtime was built "
-                   "with abi.h version 1)");
+                   "with abi.h version 2)");
   EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 2",
                               "\"schema_version\": \"2\""),
                          &b),
@@ -389,15 +389,13 @@ TEST(Manifest, MissingFields) {
       {"\"grid\": [\"max_tokens\", \"1\", \"1\"],", "", "missing field 'kernels[0].grid'"},
       {"\"plan\": null, ", "",
        "missing field 'kernels[0].plan' (null for a store kernel, else an index into 'plans')"},
-      {"\"workspace_floats_per_batch_row\": 16640,", "",
+      {"\"workspace_floats_per_batch_row\": 16672,", "",
        "missing field 'plans[0].workspace_floats_per_batch_row' (a non-negative integer)"},
       {"\"splits\": 4, ", "", "missing field 'plans[0].splits' (an integer in [1, 65535])"},
       {"\"buckets\": [4, 8, 16], ", "",
        "missing field 'plans[1].buckets' (a non-empty array of ascending positive integers)"},
       {"\"stages\": 3, ", "", "missing field 'plans[1].stages'"},
-      {"\"decode\": {\"bf16\": \"decode_p0_bf16\"}, ", "", "missing field 'plans[0].decode'"},
-      {", \"combine\": null", "",
-       "missing field 'plans[1].combine' (an object from dtype to a kernel name, or null when splits is 1)"},
+      {",\n     \"decode\": {\"bf16\": \"decode_p0_bf16\"}}", "}", "missing field 'plans[0].decode'"},
       {"  \"plan_source\": \"defaults\",\n", "", "missing field 'plan_source' (a string)"},
   };
   for (const Case &c : cases) {
@@ -453,18 +451,18 @@ TEST(Manifest, WrongTypesNameFieldAndValue) {
        "'plans[1].buckets' must be a non-empty array of ascending positive integers, got 4"},
       {"\"warps\": 8", "\"warps\": 64", "'plans[1].warps' must be an integer in [1, 32], got 64"},
       {"\"stages\": 2", "\"stages\": 0", "'plans[0].stages' must be an integer in [1, 64], got 0"},
-      {"\"combine\": {\"bf16\": \"combine_p0_bf16\"}", "\"combine\": [\"combine_p0_bf16\"]",
-       "'plans[0].combine' must be an object from dtype (\"bf16\", \"f16\") to a kernel name"},
+      {"\"decode\": {\"bf16\": \"decode_p0_bf16\"}", "\"decode\": [\"decode_p0_bf16\"]",
+       "'plans[0].decode' must be an object from dtype (\"bf16\", \"f16\") to a kernel name"},
       {"{\"bf16\": \"decode_p1_bf16\"}", "{\"bf16\": 1}",
        "'plans[1].decode.bf16' must be a kernel name (a non-empty string), got 1"},
       {"\"plan\": null, ", "\"plan\": 0, ",
        "'kernels[0].plan' must be null for a store kernel, got 0"},
       {"\"plan\": 1, ", "\"plan\": 2, ",
-       "'kernels[3].plan' must be an integer in [0, 1], got 2"},
+       "'kernels[2].plan' must be an integer in [0, 1], got 2"},
       {"\"plan\": 1, ", "\"plan\": null, ",
-       "'kernels[3].plan' must be an integer in [0, 1], got null"},
+       "'kernels[2].plan' must be an integer in [0, 1], got null"},
       {"\"plan\": 1, ", "\"plan\": \"1\", ",
-       "'kernels[3].plan' must be an integer in [0, 1], got \"1\""},
+       "'kernels[2].plan' must be an integer in [0, 1], got \"1\""},
   };
   for (const Case &c : cases) {
     EXPECT_STATUS(loadText(edit(text, c.from, c.to), &b), TQRT_BAD_BUNDLE);
@@ -485,18 +483,19 @@ TEST(Manifest, InconsistentFields) {
        "num_kv_heads) is 15104 / 128"},
       {"[\"num_blocks\", 8, 1888]", "[\"num_blocks\", 4, 1888]",
        "'layout.shape' disagrees with spec (num_kv_heads 8, block_size 16)"},
-      {"\"workspace_floats_per_batch_row\": 16640",
+      {"\"workspace_floats_per_batch_row\": 16672",
        "\"workspace_floats_per_batch_row\": 8448",
-       "'plans[0].workspace_floats_per_batch_row' is 8448 but num_q_heads * "
-       "splits * (head_dim + 2) is 32 * 4 * 130 = 16640"},
-      {"\"workspace_floats_per_batch_row\": 16640",
+       "'plans[0].workspace_floats_per_batch_row' is 8448 but tickets + "
+       "num_q_heads * splits * (head_dim + 2) is 32 + 32 * 4 * 130 = 16672"},
+      {"\"workspace_floats_per_batch_row\": 16672",
        "\"workspace_floats_per_batch_row\": 0",
-       "'plans[0].workspace_floats_per_batch_row' is 0 but num_q_heads * "
-       "splits * (head_dim + 2) is 32 * 4 * 130 = 16640"},
+       "'plans[0].workspace_floats_per_batch_row' is 0 but tickets + "
+       "num_q_heads * splits * (head_dim + 2) is 32 + 32 * 4 * 130 = 16672"},
       {"\"workspace_floats_per_batch_row\": 0",
        "\"workspace_floats_per_batch_row\": 100",
-       "'plans[1].workspace_floats_per_batch_row' is 100 but num_q_heads * "
-       "splits * (head_dim + 2) is 32 * 1 * 130 = 4160 (or 0 with one split)"},
+       "'plans[1].workspace_floats_per_batch_row' is 100 but tickets + "
+       "num_q_heads * splits * (head_dim + 2) is 32 + 32 * 1 * 130 = 4192 "
+       "(or 0 with one split)"},
       {"\"args_bytes\": 72", "\"args_bytes\": 80",
        "'kernels[0].args_bytes' is 80 but this runtime's tq_store_args "
        "(templates/tq/abi.h) is 72 bytes"},
@@ -513,9 +512,9 @@ TEST(Manifest, InconsistentFields) {
        "'spec.gqa_ratio' is 2 but num_q_heads / num_kv_heads is 4"},
       {"\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"",
        "'target.vendor' is \"amd\" but arch sm_90 is nvidia's"},
-      {"\"block\": [128, 1, 1],\n     \"shared_bytes\": 0, \"grid\": [\"max_batch\"",
-       "\"block\": [128, 8, 2],\n     \"shared_bytes\": 0, \"grid\": [\"max_batch\"",
-       "'kernels[2].block' has 2048 threads; a CUDA block has at most 1024"},
+      {"\"block\": [128, 1, 1],\n     \"shared_bytes\": 0, \"grid\": [\"max_tokens\"",
+       "\"block\": [128, 8, 2],\n     \"shared_bytes\": 0, \"grid\": [\"max_tokens\"",
+       "'kernels[0].block' has 2048 threads; a CUDA block has at most 1024"},
   };
   for (const Case &c : cases) {
     EXPECT_STATUS(loadText(edit(text, c.from, c.to), &b), TQRT_BAD_BUNDLE);
@@ -530,7 +529,7 @@ TEST(Manifest, GridFormulas) {
                               "32768, \"grid\": [\"head_groups\", \"max_seq_len\""),
                          &b),
                 TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'kernels[3].grid[1]': unknown name \"max_seq_len\" in "
+  EXPECT_ERROR_HAS("'kernels[2].grid[1]': unknown name \"max_seq_len\" in "
                    "\"max_seq_len\" (a grid extent may use max_batch, "
                    "max_tokens, num_q_heads, num_kv_heads, head_groups, "
                    "splits and integer literals; never a sequence length)");
@@ -601,8 +600,8 @@ TEST(Manifest, PlanBuckets) {
   EXPECT_STATUS(loadText(edit(text, "[1, 2]", "[1, 32]"), &l.bundle), TQRT_OK);
 }
 
-// The kernels of every plan: decode per dtype, combine exactly when the plan
-// splits, named by the plan and pointing back at it through kernels[].plan.
+// The kernels of every plan: decode per dtype, named by the plan and
+// pointing back at it through kernels[].plan; no combine kernel (abi 2).
 TEST(Manifest, PlanKernels) {
   tqrt_bundle *b = nullptr;
   const std::string text = readFixture("manifest.json");
@@ -625,52 +624,29 @@ TEST(Manifest, PlanKernels) {
             "\"name\": \"decode_p1_bf16\", \"kind\": \"extend\""),
        ":42:25: 'plans[1].decode.bf16' names \"decode_p1_bf16\", which is "
        "not a decode kernel of plans[1] in 'kernels'"},
-      {edit(text, "\"kind\": \"combine\"", "\"kind\": \"extend\""),
-       "'plans[0].combine.bf16' names \"combine_p0_bf16\", which is not a "
-       "combine kernel of plans[0] in 'kernels'"},
       // A plan without a decode kernel for a dtype the bundle stores.
       {edit(edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{}"),
             "\"name\": \"decode_p1_bf16\", \"kind\": \"decode\"",
             "\"name\": \"decode_p1_bf16\", \"kind\": \"extend\""),
        "manifest.json (in memory): 'plans[1].decode' has no bf16 kernel; "
-       "every plan needs a decode kernel (and with splits > 1 a combine "
-       "kernel) for each dtype the bundle stores"},
-      {edit(edit(text, "\"combine\": {\"bf16\": \"combine_p0_bf16\"}",
-                 "\"combine\": {}"),
-            "\"kind\": \"combine\"", "\"kind\": \"extend\""),
-       "'plans[0].combine' has no bf16 kernel"},
+       "every plan needs a decode kernel for each dtype the bundle stores"},
       // A decode kernel its plan does not name.
       {edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{}"),
-       ":58:5: 'kernels[3]' (decode_p1_bf16) is a decode kernel of plans[1] "
+       ":54:5: 'kernels[2]' (decode_p1_bf16) is a decode kernel of plans[1] "
        "for bf16, but 'plans[1].decode' has no bf16 entry"},
       {edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{\"bf16\": \"decode_p0_bf16\"}"),
-       "'kernels[3]' (decode_p1_bf16) is a decode kernel of plans[1] for "
+       "'kernels[2]' (decode_p1_bf16) is a decode kernel of plans[1] for "
        "bf16, but 'plans[1].decode.bf16' names \"decode_p0_bf16\""},
       // kernels[].plan pointing at the wrong plan.
       {edit(text, "\"plan\": 1, ", "\"plan\": 0, "),
-       "'kernels[3]' (decode_p1_bf16) is a decode kernel of plans[0] for "
+       "'kernels[2]' (decode_p1_bf16) is a decode kernel of plans[0] for "
        "bf16, but 'plans[0].decode.bf16' names \"decode_p0_bf16\""},
-      // Combine with one split: in the plan, or as a kernel of that plan.
-      {edit(text, "\"combine\": null", "\"combine\": {\"bf16\": \"combine_p0_bf16\"}"),
-       ":42:55: 'plans[1].combine' must be null: splits is 1, so decode writes "
-       "the output itself and there is no combine kernel"},
-      {edit(edit(text, "\"splits\": 4", "\"splits\": 1"),
-            "\"workspace_floats_per_batch_row\": 16640",
-            "\"workspace_floats_per_batch_row\": 0"),
-       "'plans[0].combine' must be null: splits is 1"},
-      {edit(text, "\"plan\": 0, \"args\": \"tq_decode_args\", \"args_bytes\": 96, "
-                  "\"block\": [128, 1, 1],\n     \"shared_bytes\": 0",
-            "\"plan\": 1, \"args\": \"tq_decode_args\", \"args_bytes\": 96, "
-            "\"block\": [128, 1, 1],\n     \"shared_bytes\": 0"),
-       "'kernels[2]' (combine_p0_bf16) is a combine kernel of plans[1] for "
-       "bf16, but that plan has splits 1: decode writes the output itself "
-       "and 'plans[1].combine' is null"},
-      // No combine with several splits.
-      {edit(edit(text, "\"splits\": 1", "\"splits\": 2"),
-            "\"workspace_floats_per_batch_row\": 0",
-            "\"workspace_floats_per_batch_row\": 8320"),
-       "'plans[1].combine' is null but splits is 2 (decode writes partials "
-       "that a combine kernel reduces)"},
+      // A combine kernel (abi_version 1 bundles): decode merges its splits.
+      {edit(text, "\"decode\": {\"bf16\": \"decode_p0_bf16\"}}",
+            "\"decode\": {\"bf16\": \"decode_p0_bf16\"}, "
+            "\"combine\": {\"bf16\": \"combine_p0_bf16\"}}"),
+       ":39:55: 'plans[0].combine' names a combine kernel, but decode merges "
+       "its own splits (abi_version 2): it must be null or absent"},
       // Map keys.
       {edit(text, "{\"bf16\": \"decode_p1_bf16\"}",
             "{\"bf16\": \"decode_p1_bf16\", \"fp32\": \"decode_p1_fp32\"}"),
@@ -681,11 +657,11 @@ TEST(Manifest, PlanKernels) {
        "'plans[1].decode' names two fp16 kernels ('f16' and 'fp16')"},
       // Names are unique, store kernels one per dtype.
       {edit(text, "\"name\": \"decode_p1_bf16\"", "\"name\": \"decode_p0_bf16\""),
-       "'kernels[3].name' \"decode_p0_bf16\" is also the name of kernels[1]; "
+       "'kernels[2].name' \"decode_p0_bf16\" is also the name of kernels[1]; "
        "kernel names must be unique"},
       {withKernel(edit(editAll(storeF16, "f16", "bf16"), "\"name\": \"store_bf16\"",
                        "\"name\": \"store2_bf16\"")),
-       "'kernels[4]' is a second store kernel for bf16 (the first is "
+       "'kernels[3]' is a second store kernel for bf16 (the first is "
        "'store_bf16')"},
       // A missing store kernel.
       {edit(text, "\"kind\": \"store\"", "\"kind\": \"extend\""),
@@ -712,11 +688,16 @@ TEST(Manifest, PlanKernels) {
   std::string none = text.substr(0, text.find("\"kernels\": [")) + "\"kernels\": []\n}\n";
   EXPECT_STATUS(loadText(none, &b), TQRT_BAD_BUNDLE);
   EXPECT_ERROR_HAS("'kernels' has no store kernel for bf16");
-  none = edit(edit(edit(none, "{\"bf16\": \"decode_p0_bf16\"}", "{}"),
-                   "{\"bf16\": \"combine_p0_bf16\"}", "{}"),
+  none = edit(edit(none, "{\"bf16\": \"decode_p0_bf16\"}", "{}"),
               "{\"bf16\": \"decode_p1_bf16\"}", "{}");
   EXPECT_STATUS(loadText(none, &b), TQRT_BAD_BUNDLE);
-  EXPECT_ERROR_HAS("'kernels' has no store, decode or combine kernel");
+  EXPECT_ERROR_HAS("'kernels' has no store or decode kernel");
+  // A null combine (what abi_version 1 wrote for one split) is accepted.
+  Loaded nullCombine;
+  EXPECT_STATUS(loadText(edit(text, "\"decode\": {\"bf16\": \"decode_p1_bf16\"}}",
+                              "\"decode\": {\"bf16\": \"decode_p1_bf16\"}, \"combine\": null}"),
+                         &nullCombine.bundle),
+                TQRT_OK);
 }
 
 TEST(Manifest, Fp16Spellings) {
@@ -770,16 +751,13 @@ TEST(Plan, GridsAndWorkspace) {
   EXPECT_EQ(d.block[0], 128u);
   EXPECT_EQ(d.static_shared_bytes, 16384u); // the manifest's shared_bytes
   EXPECT_EQ(d.dynamic_shared_bytes, 0u);     // not passed at launch
-  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
-            TQRT_OK);
-  EXPECT_EQ(d.grid[0], 2u);
-  EXPECT_EQ(d.grid[1], 32u);
-  EXPECT_EQ(d.grid[2], 1u);
   EXPECT_STATUS(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_STORE, TQRT_DTYPE_FP16, &d),
                 TQRT_UNSUPPORTED_DTYPE);
-  EXPECT_STATUS(tqrt_plan_get_launch(l.plan, static_cast<tqrt_kernel_kind>(3),
+  // Kind 2 was the combine kernel of abi_version 1: gone.
+  EXPECT_STATUS(tqrt_plan_get_launch(l.plan, static_cast<tqrt_kernel_kind>(2),
                                      TQRT_DTYPE_BF16, &d),
                 TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("kind 2 is not a tqrt_kernel_kind (0 store, 1 decode)");
 
   // A bucket of plans[1]: its kernel, grid names and (no) workspace.
   tqrt_plan *big = nullptr;
@@ -801,10 +779,6 @@ TEST(Plan, GridsAndWorkspace) {
   ASSERT_EQ(tqrt_plan_get_launch(big, TQRT_KERNEL_STORE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
   EXPECT_EQ(d.grid[0], 96u);
-  EXPECT_STATUS(tqrt_plan_get_launch(big, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
-                TQRT_INVALID_ARGUMENT);
-  EXPECT_ERROR_HAS("the plan has no combine kernel (it uses plans[1], whose "
-                   "splits is 1: decode writes the output itself)");
   tqrt_plan_destroy(big);
 }
 
@@ -861,12 +835,12 @@ TEST(Plan, ChoosesThePlanOfTheBucket) {
 TEST(Plan, FormulaProducts) {
   Loaded l;
   std::string text = edit(readFixture("manifest.json"),
-                          "[\"max_batch\", \"num_q_heads\", \"1\"]",
-                          "[\"max_batch*2\", \"num_kv_heads * 4\", \"splits*head_groups\"]");
+                          "16384, \"grid\": [\"head_groups\", \"max_batch\", \"splits\"]",
+                          "16384, \"grid\": [\"max_batch*2\", \"num_kv_heads * 4\", \"splits*head_groups\"]");
   ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
   ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 1, &l.plan), TQRT_OK);
   tqrt_launch_dims d;
-  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_COMBINE, TQRT_DTYPE_BF16, &d),
+  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_DECODE, TQRT_DTYPE_BF16, &d),
             TQRT_OK);
   EXPECT_EQ(d.grid[0], 4u);
   EXPECT_EQ(d.grid[1], 32u);
@@ -1200,8 +1174,8 @@ TEST_F(Launch, WorkspaceTooSmall) {
   DecodeArgs d;
   d.workspaceBytes -= 4;
   EXPECT_STATUS(d.run(l.plan), TQRT_WORKSPACE_TOO_SMALL);
-  EXPECT_ERROR_HAS("workspace_bytes 133116 is below the plan's 133120 "
-                   "(4 * max_batch 2 * 16640 floats per row of plans[0])");
+  EXPECT_ERROR_HAS("workspace_bytes 133372 is below the plan's 133376 "
+                   "(4 * max_batch 2 * 16672 floats per row of plans[0])");
   d.workspaceBytes = 0;
   EXPECT_STATUS(d.run(l.plan), TQRT_WORKSPACE_TOO_SMALL);
   // More than enough is fine.

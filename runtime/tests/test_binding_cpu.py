@@ -51,7 +51,7 @@ class BindingTest(unittest.TestCase):
         self.assertIsInstance(p0, tqrt.PlanDesc)
         self.assertEqual(p0, tqrt.PlanDesc(
             index=0, buckets=(1, 2), block_n=64, splits=4, warps=4, heads_per_cta=4,
-            stages=2, workspace_floats_per_batch_row=32 * 4 * 130))
+            stages=2, workspace_floats_per_batch_row=32 + 32 * 4 * 130))
         self.assertEqual(p1, tqrt.PlanDesc(
             index=1, buckets=(4, 8, 16), block_n=128, splits=1, warps=8, heads_per_cta=2,
             stages=3, workspace_floats_per_batch_row=0))
@@ -93,8 +93,7 @@ class BindingTest(unittest.TestCase):
                          [((1, 2), 4, 2), ((4, 8, 16), 1, 4)])
         p = b.plan(max_batch=2, max_tokens=8)
         self.assertEqual(p.launch_dims("decode", "fp16")["grid"], (4, 2, 4))
-        self.assertEqual(p.launch_dims("combine", "bf16")["grid"], (2, 8, 1))
-        self.assertEqual(p.workspace_bytes, 4 * 2 * 2112)
+        self.assertEqual(p.workspace_bytes, 4 * 2 * 2120)
         p = b.plan(max_batch=3, max_tokens=8)
         self.assertEqual(p.launch_dims("decode", "bf16")["grid"], (2, 3, 1))
         self.assertEqual(p.workspace_bytes, 0)
@@ -113,21 +112,16 @@ class BindingTest(unittest.TestCase):
         self.assertFalse(p.bound)
         self.assertEqual(p.module_source, "none")
         self.assertEqual((p.plan_index, p.splits), (0, 4))
-        self.assertEqual(p.workspace_bytes, 4 * 2 * 16640)
+        self.assertEqual(p.workspace_bytes, 4 * 2 * 16672)
         self.assertEqual(p.launch_dims("decode")["grid"], (8, 2, 4))
         self.assertEqual(p.launch_dims("store")["grid"], (96, 1, 1))
         self.assertFalse(p.launch_dims("store")["programmatic_launch"])
-        self.assertEqual(p.launch_dims("combine")["block"], (128, 1, 1))
         with self.assertRaises(tqrt.TqrtError) as e:
             p.launch_dims("store", "fp16")
         self.assertEqual(e.exception.status, tqrt.Status.UNSUPPORTED_DTYPE)
-        # One split: no combine kernel to ask about.
         p1 = b.plan(max_batch=8, max_tokens=96)
         self.assertEqual(p1.launch_dims("decode")["grid"], (16, 8, 1))
-        with self.assertRaises(tqrt.TqrtError) as e:
-            p1.launch_dims("combine")
-        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
-        self.assertIn("whose splits is 1", e.exception.message)
+        self.assertEqual(p1.workspace_bytes, 0)
         del b  # the plan keeps the bundle alive
         self.assertEqual(p.launch_dims("store")["grid"], (96, 1, 1))
 
@@ -177,7 +171,7 @@ class BindingTest(unittest.TestCase):
         self.assertIn("needs PyTorch", str(e.exception))
 
     def test_abi_version(self):
-        self.assertEqual(tqrt.library().tqrt_abi_version(), 1)
+        self.assertEqual(tqrt.library().tqrt_abi_version(), 2)
         self.assertEqual(tqrt.library().tqrt_version().decode(), "0.1.0")
 
 

@@ -1,4 +1,4 @@
-// templates/emu/run.sh: runs the generated TU's decode (+ combine) on the CPU emulator against the
+// templates/emu/run.sh: runs the generated TU's decode on the CPU emulator against the
 // float64 reference, like tests/gpu/GpuKernelTest.cpp.
 #include KERNELS_TU
 #include "tqc/numerics/attention.h"
@@ -47,15 +47,23 @@ int main(int argc, char **argv) {
   tqc::referenceDecode(codec, pb, qh.data(), scale, ref.data());
   const int launched = batch - 1;
   std::vector<uint16_t> out(size_t(maxBatch) * rowStride, 0xFFFF);
+  // Partials poisoned with NaN; the tickets zeroed, as abi.h requires.
+  const size_t tickets = size_t(maxBatch) * TQ_TICKETS_PER_ROW(hq);
   std::vector<float> ws(TQ_WORKSPACE_FLOATS(maxBatch, hq, Spec::kSplits, d) + 16, NAN);
+  std::fill(ws.begin(), ws.begin() + tickets, 0.f);
   tq_decode_args a{}; a.query = query.data(); a.cache = cacheAligned; a.block_tables = table.data(); a.seq_lens = lens.data();
   a.out = out.data(); a.workspace = ws.data(); a.query_stride_batch = rowStride; a.query_stride_head = d; a.out_stride_batch = rowStride; a.out_stride_head = d;
   a.block_table_stride = maxBlocksPerSeq; a.batch = launched; a.max_batch = maxBatch; a.scale = float(scale);
-  for (int z = 0; z < Spec::kSplits; ++z) for (int y = 0; y < maxBatch; ++y) for (int x = 0; x < hq / Spec::kHeadsPerCta; ++x)
-    emu::runCta(x, y, z, Spec::kWarps * 32, [&] { tq::decode<Spec, tq::bf16_t>(a); });
-  if (Spec::kSplits > 1)
-    for (int y = 0; y < hq; ++y) for (int x = 0; x < maxBatch; ++x)
-      emu::runCta(x, y, 0, Spec::kWarps * 32, [&] { tq::combine<Spec, tq::bf16_t>(a); });
+  // CTAs in a shuffled order (the GPU promises none), twice: the second
+  // launch must find the tickets the first one left at zero.
+  struct Cta { int x, y, z; };
+  std::vector<Cta> ctas;
+  for (int z = 0; z < Spec::kSplits; ++z) for (int y = 0; y < maxBatch; ++y) for (int x = 0; x < hq / Spec::kHeadsPerCta; ++x) ctas.push_back({x, y, z});
+  for (int launch = 0; launch < 2; ++launch) {
+    std::shuffle(ctas.begin(), ctas.end(), rng);
+    for (const Cta &c : ctas) emu::runCta(c.x, c.y, c.z, Spec::kWarps * 32, [&] { tq::decode<Spec, tq::bf16_t>(a); });
+    for (size_t i = 0; i < tickets && Spec::kSplits > 1; ++i) if (ws[i] != 0.f) { printf("ticket %zu not zero after launch %d\n", i, launch); return 1; }
+  }
   double worst = 0; int bad = 0;
   for (int b = 0; b < batch; ++b) for (int h = 0; h < hq; ++h) {
     const uint16_t *row = &out[size_t(b) * rowStride + size_t(h) * d]; const double *want = &ref[(size_t(b) * hq + h) * d];

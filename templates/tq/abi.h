@@ -20,7 +20,7 @@
 #include <stdint.h>
 #endif
 
-#define TQ_ABI_VERSION 1
+#define TQ_ABI_VERSION 2
 
 /* Store: token t of [num_tokens, num_kv_heads, head_dim] keys / values goes
  * to cache slot slot_mapping[t] = block * block_size + position; a negative
@@ -39,14 +39,13 @@ typedef struct tq_store_args {
   int32_t reserved;            /* 0 */
 } tq_store_args;
 
-/* Decode and combine: one query per sequence. Grid of decode:
- * (num_q_heads / heads_per_cta, max_batch, splits); of combine:
- * (max_batch, num_q_heads, 1). Rows b >= batch do nothing. Sequence b's
- * token t lives in block block_tables[b * block_table_stride + t / block_size]
- * at position t % block_size. seq_lens[b] == 0 yields a zero output row.
- * With splits == 1 the decode kernel writes `out` itself and there is no
- * combine launch; otherwise decode writes fp32 partials into `workspace`
- * (tq_workspace_floats() floats) and combine reduces them into `out`. */
+/* Decode: one query per sequence. Grid (num_q_heads / heads_per_cta,
+ * max_batch, splits). Rows b >= batch do nothing. Sequence b's token t lives
+ * in block block_tables[b * block_table_stride + t / block_size] at position
+ * t % block_size. seq_lens[b] == 0 yields a zero output row. A sequence that
+ * uses one split is written by its CTA directly; with several, each split
+ * CTA writes an fp32 partial into `workspace` and takes a ticket, and the
+ * last one merges the partials and writes `out` (no second kernel). */
 typedef struct tq_decode_args {
   const void *query;           /* [batch, num_q_heads, head_dim], bf16/fp16 */
   const uint8_t *cache;
@@ -64,13 +63,23 @@ typedef struct tq_decode_args {
   float scale;                 /* softmax scale, usually 1/sqrt(head_dim) */
 } tq_decode_args;
 
-/* Workspace of a split-KV decode: partial outputs then (max, sum) pairs,
+/* Workspace of a split-KV decode (tq_workspace_floats floats; none with one
+ * split), three regions:
+ *   ticket     [b * TQ_TICKETS_PER_ROW(num_q_heads) + h]   uint32, h = the
+ *              CTA's first query head: how many of the row's splits are done
  *   partial_out[((b * num_q_heads + h) * splits + s) * head_dim + d]
  *   partial_ml [((b * num_q_heads + h) * splits + s) * 2 + {0: max, 1: sum}]
- * with partial_ml starting right after the last partial_out float. The max
- * is of log2-domain scores (scale * log2(e) folded in); an empty split
- * stores max = -inf, sum = 0 and zeros. */
-#define TQ_WORKSPACE_FLOATS(max_batch, num_q_heads, splits, head_dim) \
-  ((int64_t)(max_batch) * (num_q_heads) * (splits) * ((head_dim) + 2))
+ * each starting right after the previous one (partial_out 16-byte aligned).
+ * The max is of log2-domain scores (scale * log2(e) folded in); an empty
+ * split stores max = -inf, sum = 0 and zeros.
+ * The tickets must be zero before the first decode with a workspace (zero
+ * the whole workspace once, e.g. cudaMemset, when allocating it); every
+ * decode leaves them zero. A ticket found above the split count (a
+ * workspace never zeroed) traps the kernel instead of merging garbage. */
+#define TQ_TICKETS_PER_ROW(num_q_heads) (((num_q_heads) + 3) / 4 * 4)
+#define TQ_WORKSPACE_FLOATS(max_batch, num_q_heads, splits, head_dim)      \
+  ((int64_t)(max_batch) *                                                   \
+   (TQ_TICKETS_PER_ROW(num_q_heads) +                                       \
+    (int64_t)(num_q_heads) * (splits) * ((head_dim) + 2)))
 
 #endif /* TQ_ABI_H */

@@ -12,8 +12,9 @@
  * score, never on vectors), QJL keys add γ_t·√(π/2)/D·<Sq, z_t> with S·q
  * taken from the original query. Values accumulate in the value rotation's
  * domain (uniform: acc += (p·s16)·code and a scalar bias += p·z16; Lloyd-Max:
- * acc += (p·s)·c[idx]); the output is un-rotated once, here when kSplits == 1,
- * otherwise in combine.h. Online softmax in the exp2 domain.
+ * acc += (p·s)·c[idx]); the output is un-rotated once, by the CTA of a
+ * one-split sequence or by the CTA that merges the splits (finishHeads).
+ * Online softmax in the exp2 domain.
  *
  * Work split: lane groups of LPT = D/C lanes each own one token at a time,
  * lane i of a group the C = max(8, D/32) consecutive coordinates
@@ -36,7 +37,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 /* √(π/2), the QJL estimator's constant (divided by D where used). */
 constexpr double kSqrtHalfPi = 1.2533141373155003;
 
-/* The decode's static plan, shared with combine.h. */
+/* The decode's static plan. */
 template <class Spec> struct DecodePlan {
   static constexpr int D = Spec::kHeadDim;
   static constexpr int E = D / kWarpSize; // coordinates per lane, whole row
@@ -207,13 +208,12 @@ TQ_INLINE float mergeWeight(float m, float M) {
 /* Splits a sequence of L tokens actually uses, 1..kSplits: at least
  * minSplitTokens tokens per split. The grid always has kSplits (fixed-grid
  * rule); the CTAs of unused splits return at once, and a sequence that uses
- * one split gets its output written by the decode kernel itself (combine
- * skips it). The floor grows as the plan's split count shrinks: a plan with
+ * one split gets its output written by its CTA without any merge. The floor grows as the plan's split count shrinks: a plan with
  * few splits serves large batches, whose short sequences are better not
  * split at all (B=32, L=1K on the H200: 1 split 25 us, 4 splits 35 us), while
  * a plan with many serves small batches, where a split should still give
  * each of 4 warps 2 steps of 16 tokens (B=1, L=1K: 8 splits of 128 tokens
- * 10.6 us, 1 split 20.9 us). decode and combine both call this. */
+ * 10.6 us, 1 split 20.9 us). */
 template <class Spec> TQ_INLINE int splitsUsed(int L) {
   constexpr int kMinTokens = maxInt(128, 4096 / Spec::kSplits);
   const int s = (L + kMinTokens - 1) / kMinTokens;
@@ -309,12 +309,93 @@ TQ_INLINE void mergeWarpStats(const float (*sMl)[Spec::kHeadsPerCta][3], int h,
   }
 }
 
+/* Workspace regions (abi.h): the tickets, then the partials and (max, sum). */
+template <class Spec> struct Workspace {
+  static constexpr int kTicketsPerRow = TQ_TICKETS_PER_ROW(Spec::kNumQHeads);
+  static TQ_INLINE uint32_t *ticket(const tq_decode_args &a, int b, int qh0) {
+    return reinterpret_cast<uint32_t *>(a.workspace) +
+           int64_t(b) * kTicketsPerRow + qh0;
+  }
+  /* Row (b, qh)'s first split partial: kSplits rows of kHeadDim floats. */
+  static TQ_INLINE float *partial(const tq_decode_args &a, int b, int qh) {
+    return a.workspace + int64_t(a.max_batch) * kTicketsPerRow +
+           (int64_t(b) * Spec::kNumQHeads + qh) * Spec::kSplits *
+               Spec::kHeadDim;
+  }
+  static TQ_INLINE float *ml(const tq_decode_args &a, int b, int qh) {
+    return a.workspace + int64_t(a.max_batch) * kTicketsPerRow +
+           int64_t(a.max_batch) * Spec::kNumQHeads * Spec::kSplits *
+               Spec::kHeadDim +
+           (int64_t(b) * Spec::kNumQHeads + qh) * Spec::kSplits * 2;
+  }
+};
+
+/* The merge of query head qh's nSplits partials by one warp: log-sum-exp
+ * weights 2^(m_s - M)·l_s, the value rotation undone once, T output. Empty
+ * splits (max = -inf, sum = 0) weigh 0; all empty (seq_len 0) gives zeros,
+ * never NaN. Loads go through L2 (other CTAs wrote the partials). */
+template <class Spec, class T>
+TQ_INLINE void mergeSplits(const tq_decode_args &a, int b, int qh,
+                           int nSplits) {
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
+  const int lane = laneIndex();
+  const float *partial = Workspace<Spec>::partial(a, b, qh) + lane * E;
+  const float *ml = Workspace<Spec>::ml(a, b, qh);
+  float M = negInf();
+  for (int s = 0; s < nSplits; ++s)
+    M = fmaxf(M, loadGlobalCoherentFloat(ml + 2 * s));
+  float o[E];
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    o[i] = 0.f;
+  float W = 0.f;
+  if (!isNegInf(M)) {
+    for (int s = 0; s < nSplits; ++s) {
+      const float ms = loadGlobalCoherentFloat(ml + 2 * s);
+      const float w = isNegInf(ms)
+                          ? 0.f
+                          : loadGlobalCoherentFloat(ml + 2 * s + 1) *
+                                exp2Fast(ms - M);
+      float x[E];
+      // Partial rows are 16-byte aligned (abi.h) and E is 2, 4 or 8.
+      if constexpr (E % 4 == 0) {
+        TQ_UNROLL
+        for (int i = 0; i < E; i += 4) {
+          const u32x4 v = loadGlobalCoherent16(partial + s * D + i);
+          x[i] = bitsToFloat(v.x), x[i + 1] = bitsToFloat(v.y);
+          x[i + 2] = bitsToFloat(v.z), x[i + 3] = bitsToFloat(v.w);
+        }
+      } else {
+        TQ_UNROLL
+        for (int i = 0; i < E; ++i)
+          x[i] = loadGlobalCoherentFloat(partial + s * D + i);
+      }
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        o[i] = fmaf(w, x[i], o[i]);
+      W += w;
+    }
+  }
+  const float inv = W > 0.f ? rcpFast(W) : 0.f;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    o[i] *= inv;
+  if constexpr (VInfo::kRotated)
+    warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
+  T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
+           qh * a.out_stride_head;
+  storeRow<T, E>(out + lane * E, o);
+}
+
 /* Epilogue shared by both paths, after a barrier: sRed[h] holds head h's
  * unnormalized Σ p·v (every warp's share weighted to the merged max) and sMl
  * the warps' statistics. Normalizes, then un-rotates and writes the output
- * (the sequence used one split) or writes the split's partial. Warp w finishes heads w, w + NW,
- * ... (h stays a compile-time index so the per-head registers never need
- * local memory). */
+ * (the sequence used one split) or writes the split's partial and takes a
+ * ticket: the CTA that completes the row's last split merges every split
+ * (mergeSplits) and writes the output, so a split decode is one kernel.
+ * Warp w finishes heads w, w + NW, ... (h stays a compile-time index so the
+ * per-head registers never need local memory). */
 template <class Spec, class T>
 TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
                            int nSplits, const float (*sRed)[Spec::kHeadDim],
@@ -324,6 +405,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
   constexpr int D = P::D, E = P::E, HPC = P::HPC, NW = P::NW;
   constexpr int kSplits = P::kSplits;
   const int warp = warpIndex(), lane = laneIndex();
+  const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
   TQ_UNROLL
   for (int h = 0; h < HPC; ++h) {
     if (h % NW != warp)
@@ -336,23 +418,47 @@ TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
     for (int i = 0; i < E; ++i)
       o[i] = (sRed[h][lane * E + i] + Bh) * inv;
     const int qh = qh0 + h;
-    if (kSplits == 1 || nSplits == 1) { // the whole sequence: final output
+    if (whole) { // the whole sequence: final output
       if constexpr (VInfo::kRotated)
         warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
       T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
                qh * a.out_stride_head;
       storeRow<T, E>(out + lane * E, o);
     } else {
-      const int64_t row =
-          (int64_t(b) * Spec::kNumQHeads + qh) * kSplits + split;
-      storeFloats<E>(a.workspace + row * D + lane * E, o);
+      storeFloats<E>(Workspace<Spec>::partial(a, b, qh) + split * D + lane * E,
+                     o);
       if (lane == 0) {
-        float *ml = a.workspace + int64_t(a.max_batch) * Spec::kNumQHeads *
-                                      kSplits * D;
-        ml[row * 2 + 0] = Mh;
-        ml[row * 2 + 1] = Lh;
+        float *ml = Workspace<Spec>::ml(a, b, qh) + split * 2;
+        ml[0] = Mh;
+        ml[1] = Lh;
       }
     }
+  }
+  if constexpr (kSplits > 1) {
+    if (whole)
+      return;
+    // Release: this thread's partial stores before the CTA's ticket.
+    fenceDevice();
+    barrier();
+    TQ_SHARED uint32_t sLast;
+    if (threadIndex() == 0) {
+      uint32_t *ticket = Workspace<Spec>::ticket(a, b, qh0);
+      const uint32_t done = atomicAddGlobal(ticket, 1u);
+      if (done >= uint32_t(nSplits))
+        trap(); // a workspace that was never zeroed (abi.h)
+      const bool last = done == uint32_t(nSplits) - 1u;
+      if (last)
+        *ticket = 0u; // every split has drawn: ready for the next launch
+      sLast = last ? 1u : 0u;
+    }
+    barrier();
+    if (sLast == 0u)
+      return;
+    fenceDevice(); // acquire: the other splits' partials
+    TQ_UNROLL
+    for (int h = 0; h < HPC; ++h)
+      if (h % NW == warp)
+        mergeSplits<Spec, T>(a, b, qh0 + h, nSplits);
   }
 }
 
@@ -552,8 +658,8 @@ namespace tq {
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // Under a programmatic launch the previous kernel (the store, say) may
   // still run: wait before the first read (seq_lens, the cache). Then let
-  // combine's CTAs launch as soon as every decode CTA has started; they wait
-  // for this grid to complete before reading the partials (combine.h).
+  // the next kernel's CTAs launch as soon as every decode CTA has started
+  // (they wait for this grid in turn before reading its output).
   waitForPrimaryGrid();
   allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)

@@ -1,6 +1,6 @@
 /*===- numeric.h - Per-tensor spec traits, packing, loads, codebooks ------===*
  *
- * Target-independent helpers shared by the store, decode and combine
+ * Target-independent helpers shared by the store and decode
  * kernels, written only against the target layer (target_*.h):
  *  - TensorSpec<Spec, IsKey>: one view of the TqSpec constants of K or V, so
  *    the kernels handle both tensors with the same code;

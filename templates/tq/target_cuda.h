@@ -2,7 +2,7 @@
  *
  * Every hardware-specific primitive the kernels use, and nothing else: a HIP
  * port re-implements this file (same names, same semantics) and keeps
- * numeric.h, rotate.h, store.h, decode.h and combine.h unchanged. The stage
+ * numeric.h, rotate.h, store.h, and decode.h unchanged. The stage
  * headers never touch threadIdx, __shfl_*, inline PTX or CUDA types directly.
  *
  * NVRTC compiles the generated translation unit with only our headers, so
@@ -331,6 +331,37 @@ TQ_INLINE double sqrtRn(double x) {
 }
 TQ_INLINE float floorF(float x) { return floorf(x); }
 TQ_INLINE double floorD(double x) { return floor(x); }
+
+/* ---------------------------------------------------------------------------
+ * Cross-CTA hand-off (decode.h's split merge): a CTA writes its partial,
+ * fenceDevice(), then takes a ticket with atomicAddGlobal; the CTA that
+ * draws the last ticket calls fenceDevice() and reads every partial with
+ * loadGlobalCoherent16 (through L2: another SM wrote them). trap() aborts the
+ * launch (a broken invariant: an error the host sees, never wrong output).
+ * ------------------------------------------------------------------------ */
+TQ_INLINE void fenceDevice() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+TQ_INLINE uint32_t atomicAddGlobal(uint32_t *p, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.global.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "l"(p), "r"(v)
+               : "memory");
+  return old;
+}
+TQ_INLINE u32x4 loadGlobalCoherent16(const void *p) {
+  u32x4 r;
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(p)
+               : "memory");
+  return r;
+}
+TQ_INLINE float loadGlobalCoherentFloat(const float *p) {
+  float r;
+  asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(r) : "l"(p) : "memory");
+  return r;
+}
+TQ_INLINE void trap() { asm volatile("trap;"); }
 
 /* ---------------------------------------------------------------------------
  * Programmatic dependent launch (sm_90+). A kernel launched with

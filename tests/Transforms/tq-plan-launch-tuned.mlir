@@ -6,9 +6,8 @@
 // CHECK-SAME: tq.plan_source = "tuned on the test GPU"
 // CHECK-NOT: tq.tuned_plans
 // CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 128, splits = 8, warps = 8, heads_per_cta = 2, stages = 3, {{.*}}tq.buckets = [1, 4]
-// CHECK: tq.kernel @combine_p0 combine launch #tq.launch<block_n = 1, splits = 8, warps = 8, heads_per_cta = 2, stages = 1,
 // CHECK: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 1, warps = 4, heads_per_cta = 4, {{.*}}tq.buckets = [16]
-// CHECK-NOT: tq.kernel @combine_p1
+// CHECK-NOT: tq.kernel @combine
 module attributes {tq.tuned_source = "tuned on the test GPU", tq.tuned_plans = [
   {bucket = 1 : i64, block_n = 128 : i64, splits = 8 : i64, warps = 8 : i64, heads_per_cta = 2 : i64, stages = 3 : i64},
   {bucket = 4 : i64, block_n = 128 : i64, splits = 8 : i64, warps = 8 : i64, heads_per_cta = 2 : i64, stages = 3 : i64},

@@ -11,20 +11,20 @@
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tq.plan_source = "defaults"
 // CHECK: tq.kernel @store store launch #tq.launch<block_n = 1, splits = 1, warps = 4, heads_per_cta = 1, stages = 1, grid = ["max_tokens", "1", "1"]>
+// Every plan merges its splits in the decode kernel, so the combine stage
+// (the output's un-rotation) folds into each decode.
 // CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 4, grid = ["head_groups", "max_batch", "splits"]> attributes {tq.buckets = [1, 2, 4]}
-// CHECK: tq.kernel @combine_p0 combine launch #tq.launch<block_n = 1, splits = 32, warps = 4, heads_per_cta = 4, stages = 1, grid = ["max_batch", "num_q_heads", "1"]> attributes {tq.buckets = [1, 2, 4]}
-// CHECK-NEXT: ^bb0(%[[O:.*]]: vector<128xf32>):
-// CHECK-NEXT: tq.rotate inverse {{.*}} %[[O]]
+// CHECK: %[[A0:.*]] = tq.attention decode
+// CHECK: tq.rotate inverse {{.*}} %[[A0]]
 // CHECK: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 16,{{.*}}tq.buckets = [8]
 // CHECK: tq.kernel @decode_p2 decode launch #tq.launch<block_n = 64, splits = 8,{{.*}}tq.buckets = [16]
 // CHECK: tq.kernel @decode_p3 decode launch #tq.launch<block_n = 64, splits = 4,{{.*}}tq.buckets = [32]
 // CHECK: tq.kernel @decode_p4 decode launch #tq.launch<block_n = 64, splits = 2,{{.*}}tq.buckets = [64]
-// One split: no combine kernel; decode un-rotates its own output.
 // CHECK: tq.kernel @decode_p5 decode launch #tq.launch<block_n = 64, splits = 1,{{.*}}tq.buckets = [128, 256]
 // CHECK: %[[A:.*]] = tq.attention decode
 // CHECK: tq.yield
 // CHECK: tq.rotate inverse {{.*}} %[[A]]
-// CHECK-NOT: tq.kernel @combine_p5
+// CHECK-NOT: tq.kernel @combine
 
 // A fixed split count: one plan for every bucket.
 // ONE-LABEL: module attributes
@@ -39,7 +39,6 @@
 // sequence; 64 sequences fill it without splitting.
 // SMALL-LABEL: module attributes
 // SMALL: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 16,{{.*}}tq.buckets = [1]
-// SMALL: tq.kernel @combine_p0 combine
 // SMALL: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 1,{{.*}}tq.buckets = [64]
 tq.spec "k4v2"
 

@@ -129,12 +129,10 @@ bool inRange(const void *p, size_t bytes) {
   return false;
 }
 
-enum class Kind { Store, Decode, Combine, Other };
+enum class Kind { Store, Decode, Other };
 Kind kindOf(const Function *f) {
   if (f->name.find("store") != std::string::npos)
     return Kind::Store;
-  if (f->name.find("combine") != std::string::npos)
-    return Kind::Combine;
   if (f->name.find("decode") != std::string::npos)
     return Kind::Decode;
   return Kind::Other;
@@ -189,7 +187,7 @@ void checkStore(const Node &n) {
 }
 
 /// Simulated microseconds: decode speeds up with CTAs until two waves of
-/// 132 SMs, 8 warps cost 5 %, a combine pass is cheap.
+/// 132 SMs, 8 warps cost 5 %.
 double costUs(const Node &n) {
   double ctas = double(n.grid[0]) * n.grid[1] * n.grid[2];
   switch (kindOf(n.fn)) {
@@ -201,8 +199,6 @@ double costUs(const Node &n) {
     double t = 2.0 + 0.0005 * work / std::min(ctas, 264.0) + 0.002 * ctas;
     return n.block[0] == 256 ? t * 1.05 : t;
   }
-  case Kind::Combine:
-    return 1.0 + 0.001 * ctas;
   case Kind::Other:
     break;
   }

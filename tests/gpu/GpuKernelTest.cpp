@@ -18,6 +18,7 @@
 
 #include "gpu_test_util.h"
 #include "tqrt/tqrt.h"
+#include "tq/abi.h"
 
 #include "tqc/numerics/attention.h"
 #include "tqc/numerics/cache.h"
@@ -330,15 +331,34 @@ void Decode::runDecode(tqrt_dtype dtype, std::vector<int32_t> lens,
   CUDA_OK(cudaMemcpy(dLens.ptr, lens.data(), lens.size() * 4, cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(dQuery.ptr, query.data(), query.size() * 2, cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemset(dOut.ptr, 0xFF, dOut.bytes)); // NaN in bf16 and fp16
+  // The workspace: partials poisoned (NaN), the split tickets zeroed as
+  // abi.h requires; every decode must leave the tickets at zero.
+  const size_t ticketBytes =
+      info.workspace_bytes ? size_t(maxBatch) * TQ_TICKETS_PER_ROW(hq) * 4 : 0;
   CUDA_OK(cudaMemset(dWork.ptr, 0xFF, dWork.bytes));
-  TQRT_OK(tqrt_launch_decode(
-      plan_, dtype, dQuery.ptr, rowStride, d, dCache.ptr, cacheBytes,
-      static_cast<const int32_t *>(dTable.ptr), maxBlocksPerSeq,
-      static_cast<const int32_t *>(dLens.ptr), dOut.ptr, rowStride, d,
-      launched, float(scale), dWork.ptr, info.workspace_bytes, nullptr));
-  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemset(dWork.ptr, 0, ticketBytes));
+  auto launch = [&] {
+    TQRT_OK(tqrt_launch_decode(
+        plan_, dtype, dQuery.ptr, rowStride, d, dCache.ptr, cacheBytes,
+        static_cast<const int32_t *>(dTable.ptr), maxBlocksPerSeq,
+        static_cast<const int32_t *>(dLens.ptr), dOut.ptr, rowStride, d,
+        launched, float(scale), dWork.ptr, info.workspace_bytes, nullptr));
+    CUDA_OK(cudaDeviceSynchronize());
+  };
+  launch();
   std::vector<uint16_t> out(size_t(rows) * rowStride);
   CUDA_OK(cudaMemcpy(out.data(), dOut.ptr, out.size() * 2, cudaMemcpyDeviceToHost));
+  // A second launch on the same workspace: tickets back at zero, and the
+  // same bits (the merge order is fixed whichever split finishes last).
+  std::vector<uint32_t> tickets(ticketBytes / 4, 1);
+  CUDA_OK(cudaMemcpy(tickets.data(), dWork.ptr, ticketBytes, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < tickets.size(); ++i)
+    ASSERT_EQ(tickets[i], 0u) << "split ticket " << i << " left non-zero";
+  CUDA_OK(cudaMemset(dOut.ptr, 0xFF, dOut.bytes));
+  launch();
+  std::vector<uint16_t> again(out.size());
+  CUDA_OK(cudaMemcpy(again.data(), dOut.ptr, again.size() * 2, cudaMemcpyDeviceToHost));
+  ASSERT_TRUE(again == out) << "a second decode on the same workspace differs";
 
   std::vector<double> errors;
   for (int b = 0; b < batch; ++b) {

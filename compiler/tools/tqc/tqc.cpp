@@ -561,7 +561,15 @@ int main(int argc, char **argv) {
     if (!err.empty())
       return fail(err);
     module = tqc::buildRequestModule(ctx, request);
-    if (tuningDb != "none") {
+    // A plan given on the command line wins over the shipped database; with
+    // an explicit --tuning-db the two conflict.
+    const bool planOptions = planBlockN.getNumOccurrences() ||
+                             planSplits.getNumOccurrences() ||
+                             planWarps.getNumOccurrences();
+    if (planOptions && !tuningDb.empty() && tuningDb != "none")
+      return fail("--tuning-db " + tuningDb + " and --block-n/--splits/"
+                  "--warps both choose the decode plans; give one of them");
+    if (tuningDb != "none" && !(planOptions && tuningDb.empty())) {
       bool shipped = tuningDb.empty();
       std::string path =
           shipped ? shippedTuningDb(request.arch, argv[0]) : tuningDb;

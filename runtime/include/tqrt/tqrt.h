@@ -11,8 +11,8 @@
  *      nothing else, so a launch can be captured once in a CUDA graph and
  *      replayed while sequence lengths grow (docs/MANIFEST.md, DESIGN.md
  *      "Fixed-grid rule");
- *   4. launches store and decode (decode launches its combine kernel itself
- *      when the plan splits the KV sequence) on the caller's stream with the
+ *   4. launches store and decode (one kernel each; a decode that splits the
+ *      KV sequence merges the splits itself) on the caller's stream with the
  *      caller's device pointers.
  *
  * A launch never allocates device memory, synchronizes, reads device memory
@@ -83,8 +83,7 @@ typedef enum tqrt_dtype {
 
 typedef enum tqrt_kernel_kind {
   TQRT_KERNEL_STORE = 0,
-  TQRT_KERNEL_DECODE = 1,
-  TQRT_KERNEL_COMBINE = 2
+  TQRT_KERNEL_DECODE = 1
 } tqrt_kernel_kind;
 
 typedef struct tqrt_bundle tqrt_bundle;
@@ -159,13 +158,14 @@ typedef struct tqrt_plan_desc {
                              bundle's life */
   int32_t num_buckets;    /* >= 1 */
   int32_t block_n;        /* KV tokens per tile */
-  int32_t splits;         /* KV splits of decode; 1: no combine kernel */
+  int32_t splits;         /* KV splits of decode; 1: no workspace */
   int32_t warps;          /* warps per decode CTA */
   int32_t heads_per_cta;  /* query heads per decode CTA (divides the GQA
                              ratio); head_groups = num_q_heads / this */
   int32_t stages;         /* pipeline stages of the decode kernel */
-  int64_t workspace_floats_per_batch_row; /* num_q_heads * splits *
-                             (head_dim + 2); 0 when splits == 1 */
+  int64_t workspace_floats_per_batch_row; /* tickets (num_q_heads rounded
+                             up to 4) + num_q_heads * splits * (head_dim + 2)
+                             (abi.h); 0 when splits == 1 */
 } tqrt_plan_desc;
 
 TQRT_API tqrt_status tqrt_bundle_get_plan(const tqrt_bundle *bundle,
@@ -218,8 +218,8 @@ TQRT_API tqrt_status tqrt_cache_bytes(const tqrt_bundle *bundle,
 
 /* Plans the fixed grids of every kernel for a bucket of at most max_batch
  * decode rows and max_tokens stored tokens per launch, and the workspace
- * decode needs (0 when splits == 1). The decode and combine kernels, their
- * grids (the names `splits` and `head_groups`) and the workspace come from
+ * decode needs (0 when splits == 1). The decode kernel, its
+ * grid (the names `splits` and `head_groups`) and the workspace come from
  * the bundle's plan for max_batch (tqrt_plan_desc says which);
  * tqrt_plan_info.plan_index reports it.
  *
@@ -254,7 +254,7 @@ typedef struct tqrt_plan_info {
   int32_t max_batch;
   int32_t max_tokens;
   int32_t plan_index;       /* the bundle's plan used (tqrt_bundle_get_plan) */
-  int32_t splits;           /* that plan's KV splits; 1: no combine launch */
+  int32_t splits;           /* that plan's KV splits; 1: no workspace */
   int32_t block_n;          /* ... its block_n, warps and heads_per_cta */
   int32_t warps;
   int32_t heads_per_cta;
@@ -322,8 +322,11 @@ TQRT_API tqrt_status tqrt_launch_store(
  * [batch] int32 (read on the device; 0 gives a zero row). batch <=
  * max_batch. scale: the softmax scale; 0 means the manifest's
  * softmax_scale. workspace: at least the plan's workspace_bytes (may be null
- * with 0 bytes when that is 0). When the plan's splits > 1 this enqueues
- * decode then combine. */
+ * with 0 bytes when that is 0), zero-filled once before its first decode
+ * (cudaMemset when allocating it): the decode keeps per-row tickets there
+ * that it always leaves at zero (templates/tq/abi.h). A workspace that was
+ * not zeroed makes the kernel trap (a CUDA error on the stream), never
+ * wrong output. One kernel per call. */
 TQRT_API tqrt_status tqrt_launch_decode(
     const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
     int64_t query_stride_batch, int64_t query_stride_head, const void *cache,

@@ -2,8 +2,9 @@
 // runtime end to end before tqc emits kernels. They implement an
 // *uncompressed* paged cache (a "bf16 preset"): store copies each token's
 // key and value bits into the layout of mock_manifest.json, and decode is
-// plain split-KV attention in fp32 with the workspace format of abi.h, then
-// combine. Simple and slow on purpose: every value the runtime passes
+// plain split-KV attention in fp32 with the workspace format of abi.h; the
+// split that finishes last merges (ticket in the workspace, as the real
+// kernels do). Simple and slow on purpose: every value the runtime passes
 // (pointers, strides, batch, max_batch, scale, the grid) changes the result,
 // so the GPU tests can compare against a float64 reference in PyTorch.
 //
@@ -11,9 +12,8 @@
 // 2 KV heads, block_size 16, native layout with a key plane then a value
 // plane per (block, head) region. Two decode plans, as tqc emits them (one
 // kernel per plan and dtype, tq_decode_p<plan>_<dtype>): plans[0] splits the
-// KV sequence 4 ways (decode + combine), plans[1] does not (decode only).
-// Decode takes splits and heads_per_cta from its grid (gridDim.z,
-// num_q_heads / gridDim.x); combine has its plan's splits compiled in.
+// KV sequence 4 ways, plans[1] does not. Decode takes splits and
+// heads_per_cta from its grid (gridDim.z, num_q_heads / gridDim.x).
 #include "tq/abi.h"
 
 #include <cuda_bf16.h>
@@ -58,9 +58,9 @@ template <typename T> __device__ void decode(const tq_decode_args &a) {
   if (b >= a.batch)
     return;
   const int headsPerCta = kNumQ / gridDim.x;
-  if (threadIdx.x >= headsPerCta)
-    return;
-  const int h = blockIdx.x * headsPerCta + threadIdx.x;
+  const bool active = threadIdx.x < headsPerCta; // one thread per head
+  const int qh0 = blockIdx.x * headsPerCta;
+  const int h = qh0 + (active ? threadIdx.x : 0);
   const int kvh = h / (kNumQ / kNumKV);
   const int splits = gridDim.z, s = blockIdx.z;
   const int len = a.seq_lens[b];
@@ -72,7 +72,7 @@ template <typename T> __device__ void decode(const tq_decode_args &a) {
   float m = -INFINITY, l = 0.f, acc[kHeadDim];
   for (int d = 0; d < kHeadDim; ++d)
     acc[d] = 0.f;
-  for (int t = t0; t < t1; ++t) {
+  for (int t = t0; active && t < t1; ++t) {
     const int block = a.block_tables[(long long)b * a.block_table_stride +
                                      t / kBlockSize];
     const uint8_t *region = a.cache + block * kBlockStride + kvh * kHeadStride;
@@ -90,40 +90,50 @@ template <typename T> __device__ void decode(const tq_decode_args &a) {
       acc[d] = acc[d] * alpha + p * toFloat(v[d]);
     m = mNew;
   }
+  T *o = static_cast<T *>(a.out) + b * a.out_stride_batch + h * a.out_stride_head;
   if (splits == 1) {
-    T *o = static_cast<T *>(a.out) + b * a.out_stride_batch + h * a.out_stride_head;
-    for (int d = 0; d < kHeadDim; ++d)
+    for (int d = 0; active && d < kHeadDim; ++d)
       o[d] = fromFloat<T>(l > 0.f ? acc[d] / l : 0.f);
     return;
   }
-  const long long row = ((long long)b * kNumQ + h) * splits + s;
-  float *partial = a.workspace + row * kHeadDim;
-  float *ml = a.workspace + (long long)a.max_batch * kNumQ * splits * kHeadDim + row * 2;
-  for (int d = 0; d < kHeadDim; ++d)
-    partial[d] = acc[d];
-  ml[0] = m;
-  ml[1] = l;
-}
-
-template <typename T, int kSplits>
-__device__ void combine(const tq_decode_args &a) {
-  const int b = blockIdx.x, h = blockIdx.y, d = threadIdx.x;
-  if (b >= a.batch || d >= kHeadDim)
+  // abi.h's workspace: tickets, partials (unnormalized here), (max, sum).
+  const long long tickets = (long long)a.max_batch * TQ_TICKETS_PER_ROW(kNumQ);
+  const long long row0 = ((long long)b * kNumQ + h) * splits;
+  float *partial = a.workspace + tickets;
+  float *ml = partial + (long long)a.max_batch * kNumQ * splits * kHeadDim;
+  if (active) {
+    for (int d = 0; d < kHeadDim; ++d)
+      partial[(row0 + s) * kHeadDim + d] = acc[d];
+    ml[(row0 + s) * 2] = m;
+    ml[(row0 + s) * 2 + 1] = l;
+  }
+  __threadfence();
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    unsigned *ticket = reinterpret_cast<unsigned *>(a.workspace) +
+                       b * TQ_TICKETS_PER_ROW(kNumQ) + qh0;
+    last = atomicAdd(ticket, 1u) == unsigned(splits) - 1u;
+    if (last)
+      *ticket = 0u;
+  }
+  __syncthreads();
+  if (!last || !active)
     return;
-  const long long row0 = ((long long)b * kNumQ + h) * kSplits;
-  const float *ml = a.workspace + (long long)a.max_batch * kNumQ * kSplits * kHeadDim;
-  float m = -INFINITY;
-  for (int s = 0; s < kSplits; ++s)
-    m = fmaxf(m, ml[(row0 + s) * 2]);
-  float sum = 0.f, o = 0.f;
-  if (m != -INFINITY)
-    for (int s = 0; s < kSplits; ++s) {
-      const float w = exp2f(ml[(row0 + s) * 2] - m);
-      sum += ml[(row0 + s) * 2 + 1] * w;
-      o += a.workspace[(row0 + s) * kHeadDim + d] * w;
-    }
-  T *out = static_cast<T *>(a.out) + b * a.out_stride_batch + h * a.out_stride_head;
-  out[d] = fromFloat<T>(sum > 0.f ? o / sum : 0.f);
+  __threadfence();
+  float mm = -INFINITY;
+  for (int j = 0; j < splits; ++j)
+    mm = fmaxf(mm, __ldcg(&ml[(row0 + j) * 2]));
+  for (int d = 0; d < kHeadDim; ++d) {
+    float sum = 0.f, x = 0.f;
+    if (mm != -INFINITY)
+      for (int j = 0; j < splits; ++j) {
+        const float w = exp2f(__ldcg(&ml[(row0 + j) * 2]) - mm);
+        sum += __ldcg(&ml[(row0 + j) * 2 + 1]) * w;
+        x += __ldcg(&partial[(row0 + j) * kHeadDim + d]) * w;
+      }
+    o[d] = fromFloat<T>(sum > 0.f ? x / sum : 0.f);
+  }
 }
 
 } // namespace
@@ -132,9 +142,7 @@ extern "C" __global__ void tq_store_bf16(const tq_store_args a) { store<__nv_bfl
 extern "C" __global__ void tq_store_f16(const tq_store_args a) { store<__half>(a); }
 // plans[0]: 4 splits.
 extern "C" __global__ void tq_decode_p0_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
-extern "C" __global__ void tq_combine_p0_bf16(const tq_decode_args a) { combine<__nv_bfloat16, 4>(a); }
 extern "C" __global__ void tq_decode_p0_f16(const tq_decode_args a) { decode<__half>(a); }
-extern "C" __global__ void tq_combine_p0_f16(const tq_decode_args a) { combine<__half, 4>(a); }
 // plans[1]: one split.
 extern "C" __global__ void tq_decode_p1_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
 extern "C" __global__ void tq_decode_p1_f16(const tq_decode_args a) { decode<__half>(a); }

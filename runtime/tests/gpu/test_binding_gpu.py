@@ -5,7 +5,7 @@ split-KV attention, so the outputs are compared with a float64 reference.
 This checks what the runtime does on a device: module loading (cubin, PTX
 fallback, arch refusal), the arguments the kernels receive (pointers,
 strides, batch, max_batch, scale, workspace, grids), both dtypes, both of
-the mock's decode plans (buckets [1, 2]: 4 splits, decode + combine;
+the mock's decode plans (buckets [1, 2]: 4 splits, decode merging its splits;
 buckets [4, 8, 16]: one split, decode only) and the choice between them,
 the caller's stream, and capture and replay in a CUDA graph while sequence
 lengths change.
@@ -125,7 +125,7 @@ class GpuTest(unittest.TestCase):
                                  (NQ // plan.heads_per_cta, max_batch, plan.splits))
 
     def test_decode_both_dtypes_both_plans(self):
-        # max_batch 2: plans[0] (4 splits + combine); 6: plans[1] (one split).
+        # max_batch 2: plans[0] (4 splits); 6: plans[1] (one split).
         for max_batch, lens in ((2, [37, 0]), (6, [37, 1, 0, 100, 16, 5])):
             for dtype in (torch.bfloat16, torch.float16):
                 with self.subTest(max_batch=max_batch, dtype=dtype):
@@ -264,7 +264,7 @@ class GpuTest(unittest.TestCase):
     def test_graph_capture_and_replay(self):
         # One captured decode step per bucket replays while lengths grow: the
         # grid, the arguments and the workspace do not depend on sequence
-        # lengths. Bucket 2 captures decode + combine, bucket 4 decode alone.
+        # lengths. Both buckets capture one decode kernel.
         dtype = torch.bfloat16
         for max_batch, lens in ((2, [200, 0]), (4, [200, 90, 0, 31])):
             with self.subTest(max_batch=max_batch):

@@ -88,6 +88,12 @@ inline void syncWarp() { emu::warpRendezvous(); }
 // The emulator runs decode and combine one after the other.
 inline void waitForPrimaryGrid() {}
 inline void allowDependentLaunch() {}
+// CTAs run one after another: the hand-off needs no ordering.
+inline void fenceDevice() {}
+inline uint32_t atomicAddGlobal(uint32_t *p, uint32_t v) { uint32_t o = *p; *p = o + v; return o; }
+inline u32x4 loadGlobalCoherent16(const void *p) { u32x4 r; memcpy(&r, p, 16); return r; }
+inline float loadGlobalCoherentFloat(const float *p) { return *p; }
+inline void trap() { fprintf(stderr, "emu: trap\n"); abort(); }
 template <class R> inline R shflGeneric(R v, int src, bool isXor) {
   uint64_t m = 0; memcpy(&m, &v, sizeof(R)); R r;
   int lane = laneIndex(); int s = isXor ? (lane ^ src) : (src & 31);

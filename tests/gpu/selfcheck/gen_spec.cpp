@@ -211,8 +211,7 @@ int main(int argc, char **argv) {
   std::printf("  __device__ static const float *qjlMatrix() { return %s; }\n",
               K.sketch() ? "tq_qjl_matrix" : "nullptr");
   std::printf("};\n\n");
-  std::printf("#include \"tq/store.h\"\n#include \"tq/decode.h\"\n"
-              "#include \"tq/combine.h\"\n\n");
+  std::printf("#include \"tq/store.h\"\n#include \"tq/decode.h\"\n\n");
   for (const char *dt : {"bf16", "f16"}) {
     std::printf(
         "extern \"C\" __global__ void __launch_bounds__(TqSpec::kStoreWarps * 32)\n"
@@ -221,10 +220,6 @@ int main(int argc, char **argv) {
     std::printf(
         "extern \"C\" __global__ void __launch_bounds__(TqSpec::kWarps * 32)\n"
         "tq_decode_%s(const tq_decode_args a) { tq::decode<TqSpec, tq::%s_t>(a); }\n",
-        dt, dt);
-    std::printf(
-        "extern \"C\" __global__ void __launch_bounds__(TqSpec::kWarps * 32)\n"
-        "tq_combine_%s(const tq_decode_args a) { tq::combine<TqSpec, tq::%s_t>(a); }\n",
         dt, dt);
   }
   return 0;

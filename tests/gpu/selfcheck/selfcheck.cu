@@ -19,7 +19,7 @@
 //     input (every byte of the cache, so stray writes show too).
 //  2. decode: sequences of ragged lengths (0, 1, non-multiples of the block
 //     size, several splits' worth) over shuffled block tables read that
-//     GPU-written cache; tq_decode_* (+ tq_combine_* when kSplits > 1) is
+//     GPU-written cache; tq_decode_* (merging its own splits) is
 //     compared with numerics' float64 referenceDecode over the same bytes:
 //     relative error per output row, NaN check, exact zeros for an empty
 //     sequence, and rows b >= batch (poisoned beforehand) left untouched.
@@ -91,12 +91,10 @@ template <class T> struct Kernels;
 template <> struct Kernels<tq::bf16_t> {
   static constexpr auto store = tq_store_bf16;
   static constexpr auto decode = tq_decode_bf16;
-  static constexpr auto combine = tq_combine_bf16;
 };
 template <> struct Kernels<tq::f16_t> {
   static constexpr auto store = tq_store_f16;
   static constexpr auto decode = tq_decode_f16;
-  static constexpr auto combine = tq_combine_f16;
 };
 
 /// The TU's constants must be the layout numerics computes for this spec.
@@ -378,6 +376,8 @@ template <class T> void runDtype(const tqc::HostCodec &codec, uint64_t seed) {
     tqc::referenceDecode(codec, pb, qref.data(), scale, ref.data());
     CUDA_CHECK(cudaMemset(dOut, 0xFF, outElems * 2)); // NaN poison
     CUDA_CHECK(cudaMemset(dWs, 0xFF, wsFloats * 4));
+    // The split tickets start at zero (abi.h); the partials stay poisoned.
+    CUDA_CHECK(cudaMemset(dWs, 0, size_t(bt.maxBatch) * TQ_TICKETS_PER_ROW(Hq) * 4));
     tq_decode_args da{};
     da.query = dQ;
     da.cache = dCache;
@@ -396,10 +396,6 @@ template <class T> void runDtype(const tqc::HostCodec &codec, uint64_t seed) {
     K::decode<<<dim3(Hq / S::kHeadsPerCta, bt.maxBatch, S::kSplits),
                 S::kWarps * 32>>>(da);
     CUDA_CHECK(cudaGetLastError());
-    if (S::kSplits > 1) {
-      K::combine<<<dim3(bt.maxBatch, Hq, 1), S::kWarps * 32>>>(da);
-      CUDA_CHECK(cudaGetLastError());
-    }
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<uint16_t> out(outElems);
     CUDA_CHECK(cudaMemcpy(out.data(), dOut, outElems * 2,

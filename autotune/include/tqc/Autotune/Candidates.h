@@ -1,7 +1,7 @@
 //===- Candidates.h - The launch plans a tuning run times ------*- C++ -*-===//
 //
 // A candidate is one decode launch plan (what tq-plan-launch turns into one
-// decode + combine kernel pair). The space is the cross product of a list
+// decode kernel). The space is the cross product of a list
 // per dimension; each list has a default and can be set by the user.
 //
 //===----------------------------------------------------------------------===//

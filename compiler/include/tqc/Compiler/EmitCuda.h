@@ -12,14 +12,14 @@ namespace tqc {
 /// One kernel of a bundle, as the runtime launches it.
 struct KernelEntry {
   std::string name;   ///< store_bf16, decode_f16, ...
-  std::string kind;   ///< store, decode, combine
+  std::string kind;   ///< store, decode
   std::string dtype;  ///< bf16, f16: keys/values/queries/outputs
   std::string symbol; ///< extern "C" name in the image
   std::string args;   ///< the abi.h struct it takes
   int blockThreads = 0;
   std::vector<std::string> grid;
   int plan = -1; ///< index into KernelConfig::plans; -1 for store
-  /// The kernel starts with griddepcontrol.wait (decode and combine on
+  /// The kernel starts with griddepcontrol.wait (decode on
   /// sm_90+), so the runtime may launch it with programmatic stream
   /// serialization (manifest "programmatic_launch").
   bool programmaticLaunch = false;

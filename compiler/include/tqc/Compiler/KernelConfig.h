@@ -35,9 +35,9 @@ struct LaunchConfig {
 
 /// One decode launch plan and the batch buckets it serves (tq-plan-launch).
 struct PlanConfig {
-  std::string decodeName, combineName; ///< the IR kernels ("decode_p0", ...)
-  LaunchConfig decode, combine;        ///< combine.present iff splits > 1
-  std::vector<int64_t> buckets;        ///< ascending max_batch values
+  std::string decodeName;       ///< the IR kernel ("decode_p0", ...)
+  LaunchConfig decode;          ///< merges its own splits (no combine kernel)
+  std::vector<int64_t> buckets; ///< ascending max_batch values
 };
 
 struct KernelConfig {

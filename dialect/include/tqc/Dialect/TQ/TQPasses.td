@@ -119,9 +119,9 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
   let description = [{
     Engines capture one CUDA graph per batch bucket, and the best number of
     KV splits depends on the batch: one sequence needs many splits to give
-    every SM a CTA, 64 sequences need none. So the decode (and combine)
-    kernel becomes one copy per distinct plan, `@decode_p<i>` /
-    `@combine_p<i>`, each with its `#tq.launch` and the buckets it serves
+    every SM a CTA, 64 sequences need none. So the decode kernel becomes
+    one copy per distinct plan, `@decode_p<i>`, each with its `#tq.launch`
+    and the buckets it serves
     (`tq.buckets`, max_batch values). The built-in choice of splits for a
     bucket B is the largest power of two s <= 32 with
     `head_groups·B·s <= 2·4·sm-count` (two waves of CTAs at 4 resident
@@ -130,9 +130,10 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     plan. Grids use plan-time quantities only:
       store   `[max_tokens, 1, 1]`
       decode  `[head_groups, max_batch, splits]`
-      combine `[max_batch, num_q_heads, 1]`
-    A plan with one split has no combine kernel: decode writes the output
-    itself (the combine body, e.g. the un-rotation, moves into it).
+    The combine kernel folds into every decode (its body, the output's
+    un-rotation, moves into it): the decode merges its own splits, in the
+    CTA that finishes a sequence's last split, so a decode step is one
+    launch whatever the plan.
 
     Every plan, chosen here or written in the input, is checked: a grid
     extent that names a sequence-length-dependent quantity (`seq_len`,
