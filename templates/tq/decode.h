@@ -333,49 +333,91 @@ template <class Spec> struct Workspace {
 /* The merge of query head qh's nSplits partials by one warp: log-sum-exp
  * weights 2^(m_s - M)·l_s, the value rotation undone once, T output. Empty
  * splits (max = -inf, sum = 0) weigh 0; all empty (seq_len 0) gives zeros,
- * never NaN. Loads go through L2 (other CTAs wrote the partials). */
+ * never NaN. It sits on the kernel's critical path (the last split to finish
+ * runs it), so its L2 round trips are few and overlapped: lane s reads split
+ * s's (max, sum) at once (warp reductions give M and Σw), and the partial
+ * rows are read four splits per batch. Loads go through L2 (other CTAs
+ * wrote them). The sums run in split order: the same bits whichever CTA
+ * merges. */
 template <class Spec, class T>
 TQ_INLINE void mergeSplits(const tq_decode_args &a, int b, int qh,
                            int nSplits) {
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
+  constexpr int kPerLane = (Spec::kSplits + kWarpSize - 1) / kWarpSize;
+  static_assert(E % 2 == 0, "partial rows are read in pairs or quads");
   const int lane = laneIndex();
   const float *partial = Workspace<Spec>::partial(a, b, qh) + lane * E;
   const float *ml = Workspace<Spec>::ml(a, b, qh);
+  float m[kPerLane], w[kPerLane];
   float M = negInf();
-  for (int s = 0; s < nSplits; ++s)
-    M = fmaxf(M, loadGlobalCoherentFloat(ml + 2 * s));
+  TQ_UNROLL
+  for (int k = 0; k < kPerLane; ++k) {
+    const int sp = lane + k * kWarpSize;
+    m[k] = negInf();
+    w[k] = 0.f;
+    if (sp < nSplits) {
+      m[k] = loadGlobalCoherentFloat(ml + 2 * sp);
+      w[k] = loadGlobalCoherentFloat(ml + 2 * sp + 1);
+    }
+    M = fmaxf(M, m[k]);
+  }
+  M = warpMax(M);
+  float W = 0.f;
+  TQ_UNROLL
+  for (int k = 0; k < kPerLane; ++k) {
+    w[k] = isNegInf(m[k]) ? 0.f : w[k] * exp2Fast(m[k] - M);
+    W += w[k];
+  }
+  W = warpSum(W);
   float o[E];
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
     o[i] = 0.f;
-  float W = 0.f;
-  if (!isNegInf(M)) {
-    for (int s = 0; s < nSplits; ++s) {
-      const float ms = loadGlobalCoherentFloat(ml + 2 * s);
-      const float w = isNegInf(ms)
-                          ? 0.f
-                          : loadGlobalCoherentFloat(ml + 2 * s + 1) *
-                                exp2Fast(ms - M);
-      float x[E];
-      // Partial rows are 16-byte aligned (abi.h) and E is 2, 4 or 8.
-      if constexpr (E % 4 == 0) {
-        TQ_UNROLL
-        for (int i = 0; i < E; i += 4) {
-          const u32x4 v = loadGlobalCoherent16(partial + s * D + i);
-          x[i] = bitsToFloat(v.x), x[i + 1] = bitsToFloat(v.y);
-          x[i + 2] = bitsToFloat(v.z), x[i + 3] = bitsToFloat(v.w);
-        }
-      } else {
-        TQ_UNROLL
-        for (int i = 0; i < E; ++i)
-          x[i] = loadGlobalCoherentFloat(partial + s * D + i);
+  // Split sp's weight from the lane that read it.
+  auto weight = [&](int sp) {
+    float x = w[0];
+    TQ_UNROLL
+    for (int k = 1; k < kPerLane; ++k)
+      x = sp / kWarpSize == k ? w[k] : x;
+    return shflIdx(x, sp % kWarpSize);
+  };
+  auto load = [&](int sp, float (&x)[E]) {
+    if constexpr (E % 4 == 0) {
+      TQ_UNROLL
+      for (int i = 0; i < E; i += 4) {
+        const u32x4 v = loadGlobalCoherent16(partial + sp * D + i);
+        x[i] = bitsToFloat(v.x), x[i + 1] = bitsToFloat(v.y);
+        x[i + 2] = bitsToFloat(v.z), x[i + 3] = bitsToFloat(v.w);
       }
+    } else {
       TQ_UNROLL
       for (int i = 0; i < E; ++i)
-        o[i] = fmaf(w, x[i], o[i]);
-      W += w;
+        x[i] = loadGlobalCoherentFloat(partial + sp * D + i);
     }
+  };
+  constexpr int kBatch = 2;
+  int sp = 0;
+  for (; sp + kBatch <= nSplits; sp += kBatch) {
+    float x[kBatch][E];
+    TQ_UNROLL
+    for (int j = 0; j < kBatch; ++j)
+      load(sp + j, x[j]);
+    TQ_UNROLL
+    for (int j = 0; j < kBatch; ++j) {
+      const float ws = weight(sp + j);
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        o[i] = fmaf(ws, x[j][i], o[i]);
+    }
+  }
+  for (; sp < nSplits; ++sp) {
+    float x[E];
+    load(sp, x);
+    const float ws = weight(sp);
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      o[i] = fmaf(ws, x[i], o[i]);
   }
   const float inv = W > 0.f ? rcpFast(W) : 0.f;
   TQ_UNROLL
@@ -437,24 +479,29 @@ TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
   if constexpr (kSplits > 1) {
     if (whole)
       return;
-    // Release: this thread's partial stores before the CTA's ticket.
-    fenceDevice();
+    // Release: the barrier orders every thread's partial stores before
+    // thread 0's fence (fences are cumulative), which orders them before the
+    // ticket; one fence per CTA instead of one per thread.
     barrier();
     TQ_SHARED uint32_t sLast;
     if (threadIndex() == 0) {
+      fenceDevice();
       uint32_t *ticket = Workspace<Spec>::ticket(a, b, qh0);
       const uint32_t done = atomicAddGlobal(ticket, 1u);
       if (done >= uint32_t(nSplits))
         trap(); // a workspace that was never zeroed (abi.h)
       const bool last = done == uint32_t(nSplits) - 1u;
-      if (last)
+      if (last) {
         *ticket = 0u; // every split has drawn: ready for the next launch
+        // Acquire: the other splits' partials, for every thread after the
+        // barrier below (the merge reads them through L2).
+        fenceDevice();
+      }
       sLast = last ? 1u : 0u;
     }
     barrier();
     if (sLast == 0u)
       return;
-    fenceDevice(); // acquire: the other splits' partials
     TQ_UNROLL
     for (int h = 0; h < HPC; ++h)
       if (h % NW == warp)

@@ -5,16 +5,21 @@
 # 16-token pages, one directory each
 # (<preset>[_qjl]-d<D>-g<G>-s<splits>). The list matches GpuKernelTest.cpp.
 #   tests/gpu/make-bundles.sh <tqc> <out-dir> [arch]
+# JOBS=N compiles N bundles at a time (default 1; each tqc is one thread).
 set -euo pipefail
 tqc=${1:?usage: make-bundles.sh <tqc> <out-dir> [arch]}
 out=${2:?usage: make-bundles.sh <tqc> <out-dir> [arch]}
 arch=${3:-sm_90}
 mkdir -p "$out"
+jobs=${JOBS:-1}
+pids=()
 build() { # preset qjl d g splits
   local name="$1$([ "$2" = 1 ] && echo _qjl)-d$3-g$4-s$5"
   "$tqc" --arch "$arch" --preset "$1" $([ "$2" = 1 ] && echo --qjl) \
     --head-dim "$3" --num-kv-heads 2 --num-q-heads $((2 * $4)) \
-    --block-size 16 --splits "$5" -o "$out/$name" > /dev/null
+    --block-size 16 --splits "$5" -o "$out/$name" > /dev/null &
+  pids+=($!)
+  if ((${#pids[@]} >= jobs)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 }
 n=0
 for d in 64 128 256; do
@@ -29,4 +34,5 @@ build k3v4 0 128 4 1; build k4v2 0 128 4 1; n=$((n + 2))
 # The built-in per-bucket plans (--splits 0: 32 splits for one sequence
 # down to one split from 32 sequences on).
 build k3v4 0 128 4 0; build k4v2 0 64 8 0; n=$((n + 2))
+for p in "${pids[@]}"; do wait "$p"; done
 echo "built $n bundles for $arch in $out"

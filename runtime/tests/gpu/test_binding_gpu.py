@@ -112,7 +112,7 @@ class GpuTest(unittest.TestCase):
         self.assertEqual(plan.module_source, "cubin")
         self.assertEqual(plan.compute_capability // 10 * 10, 90)
         self.assertEqual((plan.plan_index, plan.splits), (0, 4))
-        self.assertEqual(plan.workspace_bytes, 4 * 2 * 2112)
+        self.assertEqual(plan.workspace_bytes, 4 * 2 * 2120)
 
     def test_plans(self):
         self.assertEqual([(p.buckets, p.splits, p.heads_per_cta) for p in self.bundle.plans],
