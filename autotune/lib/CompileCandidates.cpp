@@ -113,13 +113,13 @@ CandidateBundle compileBundle(const CompileRequest &request,
     config = *c;
     source = emitCudaSource(*config, version);
   }
-  CudaBuild build = buildCuda(source, config->arch, /*ptxOnly=*/false);
+  KernelBuild build = buildCuda(source, config->arch, /*ptxOnly=*/false);
   if (!build.error.empty()) {
     error = build.error;
     return out;
   }
   out.manifest = manifestJson(*config, build, version);
-  out.cubin = std::move(build.cubin);
+  out.cubin = std::move(build.image);
   out.ptx = std::move(build.ptx);
   return out;
 }

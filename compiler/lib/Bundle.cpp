@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tqc/Compiler/Bundle.h"
+#include "tqc/Compiler/HipToolchain.h"
 
 #include "tqc/numerics/layout.h"
 
@@ -89,20 +90,28 @@ json layoutJson(const KernelConfig &c) {
 
 } // namespace
 
-std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
+std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
                          const std::string &version) {
   json m;
   m["schema"] = "tqc.bundle";
   m["schema_version"] = kManifestSchemaVersion;
   m["abi_version"] = TQ_ABI_VERSION;
-  m["generator"] = {{"tqc", version},
-                    {"nvrtc", nvrtcVersion()},
-                    {"nvjitlink", nvJitLinkVersion()}};
-  m["target"] = {{"arch", c.arch},
-                 {"vendor", "nvidia"},
-                 {"image", "kernels.cubin"},
-                 {"ptx", "kernels.ptx"},
-                 {"source", "kernels.cu"}};
+  if (isAmdArch(c.arch)) {
+    m["generator"] = {{"tqc", version}, {"clang", hipClangPath()}};
+    m["target"] = {{"arch", c.arch},
+                   {"vendor", "amd"},
+                   {"image", build.imageName},
+                   {"source", "kernels.hip"}};
+  } else {
+    m["generator"] = {{"tqc", version},
+                      {"nvrtc", nvrtcVersion()},
+                      {"nvjitlink", nvJitLinkVersion()}};
+    m["target"] = {{"arch", c.arch},
+                   {"vendor", "nvidia"},
+                   {"image", build.imageName},
+                   {"ptx", "kernels.ptx"},
+                   {"source", "kernels.cu"}};
+  }
   json spec;
   spec["preset"] = c.preset;
   spec["head_dim"] = c.headDim;
@@ -163,10 +172,16 @@ std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
     if (it != build.resources.end()) {
       const KernelResources &r = it->second;
       k["shared_bytes"] = r.sharedBytes;
-      k["registers"] = r.registers;
-      k["stack_bytes"] = r.stackBytes;
-      k["spill_bytes"] = r.spillStoreBytes + r.spillLoadBytes;
-      k["local_bytes"] = r.localBytes;
+      k["registers"] = r.registers; // VGPRs on AMD
+      k["stack_bytes"] = r.stackBytes; // the private segment on AMD
+      if (r.sgprs >= 0) {
+        k["sgprs"] = r.sgprs;
+        k["vgpr_spills"] = r.vgprSpills;
+        k["sgpr_spills"] = r.sgprSpills;
+      } else {
+        k["spill_bytes"] = r.spillStoreBytes + r.spillLoadBytes;
+        k["local_bytes"] = r.localBytes;
+      }
     } else {
       k["shared_bytes"] = 0;
     }

@@ -138,9 +138,10 @@ nvrtcProgram compileProgram(const std::string &source,
 
 } // namespace
 
-CudaBuild buildCuda(const std::string &source, const std::string &arch,
+KernelBuild buildCuda(const std::string &source, const std::string &arch,
                     bool ptxOnly) {
-  CudaBuild b;
+  KernelBuild b;
+  b.imageName = "kernels.cubin";
   if (!isNvidiaArch(arch)) {
     b.error = "arch '" + arch + "' is not an NVIDIA architecture (sm_XX)";
     return b;
@@ -201,8 +202,8 @@ CudaBuild buildCuda(const std::string &source, const std::string &arch,
   }
   size_t cubinSize = 0;
   nvJitLinkGetLinkedCubinSize(h, &cubinSize);
-  b.cubin.resize(cubinSize);
-  nvJitLinkGetLinkedCubin(h, b.cubin.data());
+  b.image.resize(cubinSize);
+  nvJitLinkGetLinkedCubin(h, b.image.data());
   nvJitLinkDestroy(&h);
   b.resources = parsePtxasInfo(b.linkLog);
   return b;

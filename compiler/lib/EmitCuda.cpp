@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tqc/Compiler/EmitCuda.h"
+#include "tqc/Compiler/Toolchain.h"
 
 #include "tqc/numerics/rotation.h"
 #include "tqc/numerics/sketch.h"
@@ -183,7 +184,8 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   os << "// tqc " << version << ": preset " << c.preset << ", head_dim " << d
      << ", " << c.numQHeads << "/" << c.numKVHeads << " heads, block size "
      << c.blockSize << ", " << c.arch << " (generated; do not edit)\n"
-     << "#include \"tq/target_cuda.h\"\n"
+     << "#include \"tq/" << (isAmdArch(c.arch) ? "target_hip.h" : "target_cuda.h")
+     << "\"\n"
      << "#include \"tq/spec_constants.h\"\n"
      << "#include \"tq/abi.h\"\n\n";
 

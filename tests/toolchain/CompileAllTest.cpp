@@ -1,20 +1,24 @@
 //===- CompileAllTest.cpp - Every preset × head_dim × arch builds ---------===//
 //
-// The toolchain tier (no GPU): the whole pipeline, the CUDA emitter, NVRTC
-// and nvJitLink for each supported combination, and ptxas's resource report
-// for the hot kernels. A spill or any local memory in store or decode is a
-// performance bug the GPU tests would not catch, so it fails here.
+// The toolchain tier (no GPU): the whole pipeline, the emitter and the
+// vendor's toolchain for each supported combination (NVIDIA: NVRTC and
+// nvJitLink, ptxas's resource report; AMD: clang's AMDGPU back end, the code
+// object's metadata note), and the hot kernels' resources. A spill, a stack
+// frame, local memory or (AMD) scratch in store or decode is a performance
+// bug the GPU tests would not catch, so it fails here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tqc/Compiler/Bundle.h"
 #include "tqc/Compiler/Pipeline.h"
 #include "tqc/Compiler/Registration.h"
+#include "tqc/Compiler/Toolchain.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <tuple>
 
@@ -61,15 +65,38 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
   ASSERT_TRUE(mlir::succeeded(config));
 
   std::string source = tqc::emitCudaSource(*config, "test");
-  tqc::CudaBuild build = tqc::buildCuda(source, c.arch, /*ptxOnly=*/false);
+  tqc::KernelBuild build = tqc::buildKernels(source, c.arch, /*ptxOnly=*/false);
   ASSERT_EQ(build.error, "");
-  EXPECT_FALSE(build.cubin.empty());
+  EXPECT_FALSE(build.image.empty());
 
+  const bool amd = tqc::isAmdArch(c.arch);
+  if (amd) {
+    EXPECT_NE(source.find("#include \"tq/target_hip.h\""), std::string::npos);
+    // Every kernel symbol is in the code object's metadata, nothing else.
+    EXPECT_EQ(build.resources.size(), tqc::kernelEntries(*config).size());
+  }
   for (const tqc::KernelEntry &k : tqc::kernelEntries(*config)) {
     auto it = build.resources.find(k.symbol);
     ASSERT_NE(it, build.resources.end())
-        << "no ptxas report for " << k.symbol << "\n" << build.linkLog;
+        << "no resource report for " << k.symbol << "\n" << build.linkLog;
     const tqc::KernelResources &r = it->second;
+    if (amd) {
+      // VGPRs (with AGPRs, up to 512 on CDNA), SGPRs, LDS; no scratch.
+      std::printf("  %-20s %3d VGPRs %3d SGPRs %5d B LDS %d SGPR spills\n",
+                  k.symbol.c_str(), r.registers, r.sgprs, r.sharedBytes,
+                  r.sgprSpills);
+      RecordProperty(k.symbol + "_vgprs", r.registers);
+      RecordProperty(k.symbol + "_sgprs", r.sgprs);
+      EXPECT_GT(r.registers, 0) << k.symbol;
+      EXPECT_LE(r.registers, 512) << k.symbol;
+      EXPECT_GT(r.sgprs, 0) << k.symbol;
+      if (k.kind == "store" || k.kind == "decode") {
+        EXPECT_EQ(r.stackBytes, 0) << k.symbol << " uses scratch (private "
+                                   << "segment)";
+        EXPECT_EQ(r.vgprSpills, 0) << k.symbol << " spills VGPRs";
+      }
+      continue;
+    }
     EXPECT_GT(r.registers, 0) << k.symbol;
     EXPECT_LE(r.registers, 255) << k.symbol;
     if (k.kind == "store" || k.kind == "decode") {
@@ -84,7 +111,8 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
 std::vector<Case> allCases() {
   std::vector<Case> cases;
   const char *presets[] = {"k8v4", "k4v4", "k3v4", "k3v3", "k4v2", "k2v2", "bf16"};
-  const char *archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"};
+  const char *archs[] = {"sm_80",  "sm_86",  "sm_89",  "sm_90", "sm_100",
+                         "sm_120", "gfx90a", "gfx942", "gfx950"};
   for (const char *arch : archs)
     for (int d : {64, 128, 256}) {
       for (const char *p : presets)

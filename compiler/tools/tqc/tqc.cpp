@@ -12,6 +12,7 @@
 #include "tqc/Compiler/Registration.h"
 #include "tqc/Compiler/Bundle.h"
 #include "tqc/Compiler/Summary.h"
+#include "tqc/Compiler/Toolchain.h"
 #include "tqc/Compiler/TuningDb.h"
 #include "tqc/Autotune/Autotune.h"
 
@@ -89,9 +90,9 @@ cl::opt<std::string> layout("layout", cl::desc("cache layout: native, vllm"),
                             cl::cat(tqcCategory));
 cl::opt<std::string> emit(
     "emit", cl::init("bundle"),
-    cl::desc("what to produce: bundle (directory: manifest, PTX, cubin, C "
-             "header; the default), cubin, ptx, cuda (generated source), "
-             "mlir (fused IR), summary (IR and cache layout)"),
+    cl::desc("what to produce: bundle (directory: manifest, code object(s), "
+             "C header; the default), cubin, ptx, cuda (NVIDIA), hsaco, hip "
+             "(AMD), mlir (fused IR), summary (IR and cache layout)"),
     cl::cat(tqcCategory));
 cl::opt<int> planBlockN("block-n", cl::init(64),
                         cl::desc("tokens per decode tile (multiple of 16)"),
@@ -477,7 +478,7 @@ bool applyTuningDb(mlir::MLIRContext &ctx, mlir::ModuleOp module,
 
 /// The kernels' resource report, one line each.
 void printKernels(const std::vector<tqc::KernelEntry> &kernels,
-                  const tqc::CudaBuild &build) {
+                  const tqc::KernelBuild &build) {
   outs() << "kernels (bf16; the f16 ones are alike):\n";
   for (const tqc::KernelEntry &k : kernels) {
     if (k.dtype != "bf16")
@@ -486,7 +487,11 @@ void printKernels(const std::vector<tqc::KernelEntry> &kernels,
     outs() << format("  %-20s %-8s block %4d  grid [%s]", k.symbol.c_str(),
                      k.kind.c_str(), k.blockThreads,
                      join(k.grid, ", ").c_str());
-    if (it != build.resources.end())
+    if (it != build.resources.end() && it->second.sgprs >= 0)
+      outs() << format("  %3d VGPRs, %3d SGPRs, %5d B LDS, %d B scratch",
+                       it->second.registers, it->second.sgprs,
+                       it->second.sharedBytes, it->second.stackBytes);
+    else if (it != build.resources.end())
       outs() << format("  %3d regs, %5d B smem, %d B stack, %d B spill",
                        it->second.registers, it->second.sharedBytes,
                        it->second.stackBytes,
@@ -519,17 +524,21 @@ int main(int argc, char **argv) {
   if (listPresets)
     return printPresets();
 
-  const char *emits[] = {"bundle", "cubin", "ptx", "cuda", "mlir", "summary"};
+  const char *emits[] = {"bundle", "cubin", "ptx", "cuda",
+                         "hsaco",  "hip",   "mlir", "summary"};
   if (!is_contained(emits, StringRef(emit)))
-    return fail("unknown --emit '" + emit +
-                "'; accepted: bundle, cubin, ptx, cuda, mlir, summary");
-  bool backEnd = emit != "mlir" && emit != "summary";
-  if (backEnd && inputFile.empty() && mlir::tq::isSupportedArch(arch) &&
-      !tqc::isNvidiaArch(arch))
-    return fail("--emit=" + emit + " needs an NVIDIA arch (sm_80, sm_86, "
-                "sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120, sm_120a); '" +
-                arch + "' has no CUDA back end (the AMD HSACO back end is not "
-                "implemented yet; --emit=mlir and --emit=summary work for it)");
+    return fail("unknown --emit '" + emit + "'; accepted: bundle, cubin, "
+                "ptx, cuda (NVIDIA), hsaco, hip (AMD), mlir, summary");
+  // Each vendor's outputs: NVIDIA cubin / PTX / CUDA source, AMD HSACO / HIP
+  // source; bundle, mlir and summary for both.
+  const bool nvidiaOnly = emit == "cubin" || emit == "ptx" || emit == "cuda";
+  const bool amdOnly = emit == "hsaco" || emit == "hip";
+  if (inputFile.empty() && nvidiaOnly && tqc::isAmdArch(arch))
+    return fail("--emit=" + emit + " is NVIDIA's; for " + arch +
+                " use --emit=hsaco, hip or bundle");
+  if (inputFile.empty() && amdOnly && tqc::isNvidiaArch(arch))
+    return fail("--emit=" + emit + " is AMD's (gfx90a, gfx942, gfx950); for " +
+                arch + " use --emit=cubin, ptx, cuda or bundle");
   std::vector<std::string> passes = tqc::pipelinePassNames();
   if (!dumpAfter.empty() && !is_contained(passes, dumpAfter))
     return fail("unknown pass '" + dumpAfter +
@@ -577,7 +586,7 @@ int main(int argc, char **argv) {
         return 1;
     }
   }
-  if ((emit == "bundle" || emit == "cubin") && outputDir.empty())
+  if ((emit == "bundle" || emit == "cubin" || emit == "hsaco") && outputDir.empty())
     return fail("--emit=" + emit + " writes files: give the output directory "
                 "with -o DIR (or print with --emit=summary, mlir, cuda, ptx)");
 
@@ -609,21 +618,25 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  // The CUDA back end: cuda, ptx, cubin, bundle.
+  // The back ends: NVIDIA (cuda, ptx, cubin) and AMD (hip, hsaco); bundle.
   mlir::FailureOr<tqc::KernelConfig> config =
       tqc::extractKernelConfig(*module);
   if (failed(config))
     return 1;
+  const bool amd = tqc::isAmdArch(config->arch);
+  if (amd ? nvidiaOnly : amdOnly)
+    return fail("--emit=" + emit + " does not apply to " + config->arch);
   std::string source = tqc::emitCudaSource(*config, TQC_VERSION);
-  if (emit == "cuda") {
+  const char *sourceName = amd ? "kernels.hip" : "kernels.cu";
+  if (emit == "cuda" || emit == "hip") {
     if (outputDir.empty()) {
       outs() << source;
       return 0;
     }
-    return writeFile(outputDir, "kernels.cu", source) ? 0 : 1;
+    return writeFile(outputDir, sourceName, source) ? 0 : 1;
   }
-  tqc::CudaBuild build =
-      tqc::buildCuda(source, config->arch, /*ptxOnly=*/emit == "ptx");
+  tqc::KernelBuild build =
+      tqc::buildKernels(source, config->arch, /*ptxOnly=*/emit == "ptx");
   if (!build.error.empty())
     return fail(build.error);
   if (emit == "ptx") {
@@ -633,24 +646,28 @@ int main(int argc, char **argv) {
     }
     return writeFile(outputDir, "kernels.ptx", build.ptx) ? 0 : 1;
   }
-  StringRef cubin(build.cubin.data(), build.cubin.size());
+  StringRef image(build.image.data(), build.image.size());
   std::vector<tqc::KernelEntry> kernels = tqc::kernelEntries(*config);
-  if (emit == "cubin") {
-    if (!writeFile(outputDir, "kernels.cubin", cubin))
+  if (emit == "cubin" || emit == "hsaco") {
+    if (!writeFile(outputDir, build.imageName, image))
       return 1;
     printKernels(kernels, build);
     return 0;
   }
 
   std::string manifest = tqc::manifestJson(*config, build, TQC_VERSION);
-  std::string header = tqc::bundleHeader(manifest, build.cubin, build.ptx);
+  std::string header = tqc::bundleHeader(manifest, build.image, build.ptx);
   struct Out {
-    const char *name;
+    std::string name;
     StringRef text;
-  } files[] = {{"manifest.json", manifest}, {"kernels.cu", source},
-               {"kernels.ptx", build.ptx},  {"kernels.cubin", cubin},
-               {"tqc_bundle.h", header},    {"kernels.mlir", ir},
-               {"layout.txt", summary}};
+  };
+  std::vector<Out> files = {{"manifest.json", manifest}, {sourceName, source}};
+  if (!amd)
+    files.push_back({"kernels.ptx", build.ptx});
+  files.push_back({build.imageName, image});
+  files.push_back({"tqc_bundle.h", header});
+  files.push_back({"kernels.mlir", ir});
+  files.push_back({"layout.txt", summary});
   outs() << "tqc " << TQC_VERSION << ": bundle for preset "
          << config->preset << ", head_dim " << config->headDim << ", "
          << config->numQHeads << "/" << config->numKVHeads << " heads, "
@@ -658,7 +675,7 @@ int main(int argc, char **argv) {
   for (const Out &f : files) {
     if (!writeFile(outputDir, f.name, f.text, /*announce=*/false))
       return 1;
-    outs() << format("  %-14s %9zu bytes\n", f.name, f.text.size());
+    outs() << format("  %-14s %9zu bytes\n", f.name.c_str(), f.text.size());
   }
   printKernels(kernels, build);
   const tqc::Layout &l = config->layout;

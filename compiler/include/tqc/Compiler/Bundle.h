@@ -13,7 +13,7 @@ namespace tqc {
 constexpr int kManifestSchemaVersion = 2;
 
 /// manifest.json (docs/MANIFEST.md) for a built configuration.
-std::string manifestJson(const KernelConfig &c, const CudaBuild &build,
+std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
                          const std::string &version);
 
 /// The C header embedding the manifest, the cubin and the PTX.
