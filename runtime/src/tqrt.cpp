@@ -12,6 +12,7 @@
 #include "tqrt/tqrt.h"
 
 #include "driver.h"
+#include "hip.h"
 #include "error.h"
 #include "manifest.h"
 #include "tq/abi.h"
@@ -91,9 +92,12 @@ struct LoadedModule {
   unsigned long long ctxId = 0;
   bool hasCtxId = false;
   cu::Module module = nullptr;
-  const char *source = "none"; // "cubin" or "ptx"
+  const char *source = "none"; // "cubin", "ptx" or "hsaco"
   int device = -1, cc = 0;
   std::vector<cu::Function> fn; // per Manifest::kernels index
+  // AMD bundles: the HSACO loaded on a HIP device (modules are per device).
+  hip::Module hipModule = nullptr;
+  std::vector<hip::Function> hipFn;
 };
 
 } // namespace
@@ -118,7 +122,9 @@ struct tqrt_plan {
     int index = -1; // into bundle->m.kernels; -1: none
     uint32_t grid[3] = {0, 0, 0};
     cu::Function fn = nullptr;
+    hip::Function hipFn = nullptr; // AMD bundles
   } k[kNumKinds][kNumDtypes];
+  bool amd = false; // launched through HIP
   bool bound = false;
   cu::Context ctx = nullptr;
   unsigned long long ctxId = 0;
@@ -284,6 +290,14 @@ tqrt_status tqrt_bundle_load_memory(const void *manifest, size_t manifestLen,
 void tqrt_bundle_destroy(tqrt_bundle *bundle) {
   if (!bundle)
     return;
+  if (!bundle->m.arch.nvidia) {
+    const hip::Runtime &h = hip::runtime();
+    if (h.usable)
+      for (LoadedModule &lm : bundle->modules)
+        h.api.hipModuleUnload(lm.hipModule);
+    delete bundle;
+    return;
+  }
   const cu::Driver &d = cu::driver();
   if (d.usable)
     for (LoadedModule &lm : bundle->modules)
@@ -474,7 +488,7 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
   if (!m.arch.nvidia)
     fail(TQRT_ARCH_MISMATCH,
          "tqrt_plan_create: the bundle is for " + m.arch.text + " (" +
-             m.vendor + "); this runtime launches NVIDIA (sm_*) bundles only");
+             m.vendor + "), not for a CUDA device");
 
   // The cubin when it runs on this device, else the PTX through the driver's
   // JIT; which one was used is reported by tqrt_plan_get_info.
@@ -569,9 +583,74 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
   return lm;
 }
 
+/// An AMD bundle: binds `plan` to the current HIP device, loading the HSACO
+/// there if this is the device's first plan. Without the HIP runtime or a
+/// device the plan stays unbound (launches check, then say NO_DEVICE).
+void bindHip(tqrt_plan &plan, tqrt_bundle &b) {
+  plan.amd = true;
+  const hip::Runtime &h = hip::runtime();
+  if (!h.usable) {
+    if (h.initFailed)
+      fail(TQRT_CUDA_ERROR, "tqrt_plan_create: " + h.why);
+    plan.unboundReason = h.why;
+    return;
+  }
+  const hip::Api &a = h.api;
+  int dev = 0;
+  if (hip::Error e = a.hipGetDevice(&dev))
+    fail(TQRT_CUDA_ERROR, "tqrt_plan_create: hipGetDevice: " + hip::describe(e));
+  std::lock_guard<std::mutex> lock(b.mutex);
+  const LoadedModule *lm = nullptr;
+  for (const LoadedModule &x : b.modules)
+    if (x.device == dev)
+      lm = &x;
+  if (!lm) {
+    LoadedModule loaded;
+    loaded.device = dev;
+    loaded.source = "hsaco";
+    hip::Error e = a.hipModuleLoadData(&loaded.hipModule, b.image.data());
+    if (e == hip::kErrorNoBinaryForGpu || e == hip::kErrorInvalidImage) {
+      char name[256] = {0};
+      a.hipDeviceGetName(name, sizeof name, dev);
+      fail(TQRT_ARCH_MISMATCH,
+           "tqrt_plan_create: the bundle's " + b.m.arch.text +
+               " code object does not run on device " + std::to_string(dev) +
+               " (" + name + "): " + hip::describe(e) +
+               "; compile it with tqc --arch for that GPU");
+    }
+    if (e != hip::kSuccess)
+      fail(TQRT_CUDA_ERROR, "tqrt_plan_create: hipModuleLoadData: " +
+                                hip::describe(e));
+    loaded.hipFn.assign(b.m.kernels.size(), nullptr);
+    for (size_t i = 0; i < b.m.kernels.size(); ++i) {
+      const KernelDesc &k = b.m.kernels[i];
+      if (hip::Error ge = a.hipModuleGetFunction(&loaded.hipFn[i],
+                                                 loaded.hipModule,
+                                                 k.symbol.c_str())) {
+        a.hipModuleUnload(loaded.hipModule);
+        fail(TQRT_BAD_BUNDLE, "tqrt_plan_create: kernel '" + k.name +
+                                  "': symbol '" + k.symbol +
+                                  "' is not in the hsaco (" +
+                                  hip::describe(ge) + ")");
+      }
+    }
+    b.modules.push_back(loaded);
+    lm = &b.modules.back();
+  }
+  for (int kind = 0; kind < kNumKinds; ++kind)
+    for (int dt = 0; dt < kNumDtypes; ++dt)
+      if (plan.k[kind][dt].index >= 0)
+        plan.k[kind][dt].hipFn = lm->hipFn[plan.k[kind][dt].index];
+  plan.bound = true;
+  plan.device = dev;
+  plan.source = lm->source;
+}
+
 /// Binds `plan` to the current context, loading the bundle's code there if
 /// this is the context's first plan.
 void bind(tqrt_plan &plan, tqrt_bundle &b) {
+  if (!b.m.arch.nvidia)
+    return bindHip(plan, b);
   const cu::Driver &d = cu::driver();
   if (!d.usable) {
     if (d.initFailed)
@@ -846,8 +925,10 @@ tqrt_status checkCache(const tqrt_plan *plan, const void *cache,
 /// The device side: the plan must be bound and its context current.
 tqrt_status checkContext(const tqrt_plan *plan, const char *fn) {
   if (!plan->bound)
-    return setErrorf(TQRT_NO_DEVICE, "%s: no CUDA device: %s", fn,
-                     plan->unboundReason.c_str());
+    return setErrorf(TQRT_NO_DEVICE, "%s: no %s device: %s", fn,
+                     plan->amd ? "AMD" : "CUDA", plan->unboundReason.c_str());
+  if (plan->amd)
+    return TQRT_OK; // HIP modules belong to a device, not a context
   const cu::Api &a = cu::driver().api;
   cu::Context ctx = nullptr;
   cu::Result r = a.cuCtxGetCurrent(&ctx);
@@ -871,6 +952,21 @@ tqrt_status checkContext(const tqrt_plan *plan, const char *fn) {
 
 tqrt_status launch(const tqrt_plan::Kernel &k, const KernelDesc &d,
                    void *stream, void *args, const char *fn) {
+  if (k.hipFn) {
+    // HIP passes a module kernel's arguments as one buffer.
+    size_t size = static_cast<size_t>(d.argsBytes);
+    void *extra[] = {hip::kLaunchParamBufferPointer, args,
+                     hip::kLaunchParamBufferSize, &size, hip::kLaunchParamEnd};
+    hip::Error e = hip::runtime().api.hipModuleLaunchKernel(
+        k.hipFn, k.grid[0], k.grid[1], k.grid[2], d.block[0], d.block[1],
+        d.block[2], d.dynamicSharedBytes, static_cast<hip::Stream>(stream),
+        nullptr, extra);
+    if (e != hip::kSuccess)
+      return setErrorf(TQRT_CUDA_ERROR, "%s: launching %s (grid %u x %u x %u): %s",
+                       fn, d.name.c_str(), k.grid[0], k.grid[1], k.grid[2],
+                       hip::describe(e).c_str());
+    return TQRT_OK;
+  }
   void *params[1] = {args};
   const cu::Api &a = cu::driver().api;
   cu::Result r;

@@ -917,7 +917,7 @@ TEST(Plan, Arguments) {
   EXPECT_STATUS(tqrt_plan_get_info(nullptr, &info), TQRT_INVALID_ARGUMENT);
 }
 
-TEST(Plan, AmdBundleLoadsButIsNotLaunchedHere) {
+TEST(Plan, AmdBundleLoads) {
   std::string text = edit(readFixture("manifest.json"), "\"arch\": \"sm_90\"",
                           "\"arch\": \"gfx942\"");
   text = edit(text, "\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"");
@@ -979,7 +979,7 @@ class Launch : public ::testing::Test {
 protected:
   void SetUp() override {
     ASSERT_EQ(tqrt_bundle_load_dir(TQRT_FIXTURES, &l.bundle), TQRT_OK);
-    // max_batch 2: plans[0], which splits (decode + combine, workspace).
+    // max_batch 2: plans[0], which splits (one kernel, workspace).
     ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 16, &l.plan), TQRT_OK);
   }
   Loaded l;
@@ -1247,6 +1247,47 @@ TEST(Messages, StatusNames) {
   EXPECT_STREQ(tqrt_version(), TQRT_VERSION_STRING);
 }
 
+// An AMD bundle plans like an NVIDIA one and launches through HIP; here the
+// HIP runtime is absent (TQRT_LIBAMDHIP64, set in main), so the plan stays
+// unbound and every launch checks its arguments first, then says why.
+TEST(Amd, PlansAndChecksArgumentsWithoutHip) {
+  std::string text = edit(readFixture("manifest.json"), "\"arch\": \"sm_90\"",
+                          "\"arch\": \"gfx942\"");
+  text = edit(text, "\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"");
+  Loaded l;
+  ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 16, &l.plan), TQRT_OK)
+      << tqrt_last_error();
+  tqrt_plan_info info;
+  ASSERT_EQ(tqrt_plan_get_info(l.plan, &info), TQRT_OK);
+  EXPECT_EQ(info.bound, 0);
+  EXPECT_EQ(info.splits, 4);
+  EXPECT_EQ(info.workspace_bytes, uint64_t(4 * 2 * kFloatsPerRow));
+  EXPECT_STATUS(StoreArgs().run(l.plan), TQRT_NO_DEVICE);
+  EXPECT_ERROR_HAS("tqrt_launch_store: no AMD device: the HIP runtime could "
+                   "not be loaded (tried /nonexistent/libamdhip64.so");
+  EXPECT_STATUS(DecodeArgs().run(l.plan), TQRT_NO_DEVICE);
+  EXPECT_ERROR_HAS("tqrt_launch_decode: no AMD device");
+  // Argument errors come first, exactly as on NVIDIA.
+  DecodeArgs d;
+  d.batch = 3;
+  EXPECT_STATUS(d.run(l.plan), TQRT_EXCEEDS_PLAN);
+  EXPECT_ERROR_HAS("batch 3 is above the plan's max_batch 2");
+  DecodeArgs w;
+  w.workspaceBytes -= 4;
+  EXPECT_STATUS(w.run(l.plan), TQRT_WORKSPACE_TOO_SMALL);
+  StoreArgs st;
+  st.key = nullptr;
+  EXPECT_STATUS(st.run(l.plan), TQRT_INVALID_ARGUMENT);
+  // AMD kernels never claim a programmatic (griddepcontrol) launch.
+  tqrt_bundle *b = nullptr;
+  EXPECT_STATUS(loadText(edit(text, "\"shared_bytes\": 16384,",
+                              "\"shared_bytes\": 16384, \"programmatic_launch\": true,"),
+                         &b),
+                TQRT_BAD_BUNDLE);
+  EXPECT_ERROR_HAS("arch gfx942 has no programmatic launch");
+}
+
 TEST(Device, NoDriverIsNoDevice) {
   int32_t n = -1;
   EXPECT_STATUS(tqrt_device_count(&n), TQRT_NO_DEVICE);
@@ -1260,6 +1301,7 @@ TEST(Device, NoDriverIsNoDevice) {
 int main(int argc, char **argv) {
   // Before any tqrt call: the driver is loaded once per process.
   setenv("TQRT_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+  setenv("TQRT_LIBAMDHIP64", "/nonexistent/libamdhip64.so", 1);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
