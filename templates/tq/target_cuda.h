@@ -108,34 +108,6 @@ TQ_INLINE uint32_t shflIdx(uint32_t v, int srcLane) {
 /* Bit i of the result is lane i's predicate. */
 TQ_INLINE uint32_t ballot(bool p) { return __ballot_sync(0xffffffffu, p); }
 
-/* Sum / max / min over groups of WIDTH consecutive lanes (WIDTH a power of
- * two <= 32); every lane of a group gets the group's result. R is float,
- * double or uint32_t. */
-template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupSum(R v) {
-  TQ_UNROLL
-  for (int m = 1; m < WIDTH; m <<= 1)
-    v += shflXor(v, m);
-  return v;
-}
-template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMax(R v) {
-  TQ_UNROLL
-  for (int m = 1; m < WIDTH; m <<= 1) {
-    const R o = shflXor(v, m);
-    v = o > v ? o : v;
-  }
-  return v;
-}
-template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMin(R v) {
-  TQ_UNROLL
-  for (int m = 1; m < WIDTH; m <<= 1) {
-    const R o = shflXor(v, m);
-    v = o < v ? o : v;
-  }
-  return v;
-}
-template <class R> TQ_INLINE R warpSum(R v) { return groupSum<kWarpSize>(v); }
-template <class R> TQ_INLINE R warpMax(R v) { return groupMax<kWarpSize>(v); }
-template <class R> TQ_INLINE R warpMin(R v) { return groupMin<kWarpSize>(v); }
 
 /* ---------------------------------------------------------------------------
  * Global memory. Loads of the cache go through the read-only (non-coherent)
@@ -517,5 +489,8 @@ TQ_INLINE uint32_t loadShared4(uint32_t addr) {
 TQ_INLINE bool anyLane(bool p) { return __any_sync(0xffffffffu, p); }
 
 } // namespace tq
+
+/* Lane-group reductions, built on shflXor above. */
+#include "tq/group_reduce.h"
 
 #endif // TQ_TARGET_CUDA_H

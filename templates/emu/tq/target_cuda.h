@@ -108,12 +108,6 @@ inline uint32_t shflIdx(uint32_t v, int s) { return shflGeneric(v, s, false); }
 inline uint32_t ballot(bool p) { uint64_t m = p; uint32_t r = 0;
   emu::exchange(&m, 1, [&](uint64_t (*in)[12]) { for (int i = 0; i < 32; ++i) r |= uint32_t(in[i][0] & 1) << i; }); return r; }
 inline bool anyLane(bool p) { return ballot(p) != 0; }
-template <int WIDTH = kWarpSize, class R> inline R groupSum(R v) { for (int m = 1; m < WIDTH; m <<= 1) v += shflXor(v, m); return v; }
-template <int WIDTH = kWarpSize, class R> inline R groupMax(R v) { for (int m = 1; m < WIDTH; m <<= 1) { R o = shflXor(v, m); v = o > v ? o : v; } return v; }
-template <int WIDTH = kWarpSize, class R> inline R groupMin(R v) { for (int m = 1; m < WIDTH; m <<= 1) { R o = shflXor(v, m); v = o < v ? o : v; } return v; }
-template <class R> inline R warpSum(R v) { return groupSum<kWarpSize>(v); }
-template <class R> inline R warpMax(R v) { return groupMax<kWarpSize>(v); }
-template <class R> inline R warpMin(R v) { return groupMin<kWarpSize>(v); }
 inline void chkAlign(const void *p, int n) { if (((uintptr_t)p) & (n - 1)) { fprintf(stderr, "misaligned %d-byte access\n", n); abort(); } }
 inline u32x4 loadGlobal16(const void *p) { chkAlign(p, 16); u32x4 r; memcpy(&r, p, 16); return r; }
 inline u32x2 loadGlobal8(const void *p) { chkAlign(p, 8); u32x2 r; memcpy(&r, p, 8); return r; }
@@ -197,4 +191,5 @@ inline uint32_t sharedAddress(const void *p) { return uint32_t((uintptr_t)p - em
 inline uint32_t loadShared4(uint32_t addr) { chkAlign((void*)(uintptr_t)addr, 4); uint32_t r; memcpy(&r, (const void *)(emu::gSharedBase + addr), 4); return r; }
 } // namespace tq
 
+#include "tq/group_reduce.h"
 #endif
