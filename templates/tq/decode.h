@@ -330,104 +330,98 @@ template <class Spec> struct Workspace {
   }
 };
 
-/* The merge of query head qh's nSplits partials by one warp: log-sum-exp
- * weights 2^(m_s - M)·l_s, the value rotation undone once, T output. Empty
- * splits (max = -inf, sum = 0) weigh 0; all empty (seq_len 0) gives zeros,
- * never NaN. It sits on the kernel's critical path (the last split to finish
- * runs it), so its L2 round trips are few and overlapped: lane s reads split
- * s's (max, sum) at once (warp reductions give M and Σw), and the partial
- * rows are read four splits per batch. Loads go through L2 (other CTAs
- * wrote them). The sums run in split order: the same bits whichever CTA
- * merges. */
+/* The merge of the CTA's heads' nSplits partials, by the whole CTA (the one
+ * that drew the last ticket): log-sum-exp weights w_s = 2^(m_s - M)·l_s,
+ * o = Σ_s w_s·partial_s / Σ_s w_s, the value rotation undone once, T output.
+ * Empty splits (max = -inf, sum = 0) weigh 0; all empty (seq_len 0) gives
+ * zeros, never NaN. It runs at the end of the kernel's critical path, so:
+ *  1. warp w takes heads w, w + NW, ...: lane s reads split s's (max, sum)
+ *     (all splits in one round trip), warp max / sum give M and Σw, and the
+ *     weights go to shared memory;
+ *  2. every thread then owns output coordinates (consecutive threads,
+ *     consecutive coordinates: coalesced L2 reads) and sums its column of
+ *     the partials, four splits per batch of loads, in split order (the same
+ *     bits whichever CTA merges), into sOut;
+ *  3. warp w un-rotates and writes heads w, w + NW, ... from sOut.
+ * Registers stay few (a column sum, not a row per lane), so the merge adds
+ * nothing to the main loop's register budget. sOut is the CTA's reduction
+ * buffer, free by now. Loads go through L2 (other CTAs wrote them). */
 template <class Spec, class T>
-TQ_INLINE void mergeSplits(const tq_decode_args &a, int b, int qh,
-                           int nSplits) {
+TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
+                           float (*sOut)[Spec::kHeadDim]) {
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
-  constexpr int kPerLane = (Spec::kSplits + kWarpSize - 1) / kWarpSize;
-  static_assert(E % 2 == 0, "partial rows are read in pairs or quads");
-  const int lane = laneIndex();
-  const float *partial = Workspace<Spec>::partial(a, b, qh) + lane * E;
-  const float *ml = Workspace<Spec>::ml(a, b, qh);
-  float m[kPerLane], w[kPerLane];
-  float M = negInf();
-  TQ_UNROLL
-  for (int k = 0; k < kPerLane; ++k) {
-    const int sp = lane + k * kWarpSize;
-    m[k] = negInf();
-    w[k] = 0.f;
-    if (sp < nSplits) {
-      m[k] = loadGlobalCoherentFloat(ml + 2 * sp);
-      w[k] = loadGlobalCoherentFloat(ml + 2 * sp + 1);
-    }
-    M = fmaxf(M, m[k]);
-  }
-  M = warpMax(M);
-  float W = 0.f;
-  TQ_UNROLL
-  for (int k = 0; k < kPerLane; ++k) {
-    w[k] = isNegInf(m[k]) ? 0.f : w[k] * exp2Fast(m[k] - M);
-    W += w[k];
-  }
-  W = warpSum(W);
-  float o[E];
-  TQ_UNROLL
-  for (int i = 0; i < E; ++i)
-    o[i] = 0.f;
-  // Split sp's weight from the lane that read it.
-  auto weight = [&](int sp) {
-    float x = w[0];
+  constexpr int HPC = Spec::kHeadsPerCta, NW = Spec::kWarps;
+  constexpr int S = Spec::kSplits, kPerLane = (S + kWarpSize - 1) / kWarpSize;
+  TQ_SHARED float sW[HPC][S];
+  TQ_SHARED float sInvW[HPC];
+  // The row and heads from the block indices again, not carried through the
+  // main loop in registers (ptxas keeps what is live across it).
+  const int b = blockIndexY(), qh0 = blockIndexX() * HPC;
+  const int warp = warpIndex(), lane = laneIndex();
+  TQ_NO_UNROLL
+  for (int h = warp; h < HPC; h += NW) {
+    const float *ml = Workspace<Spec>::ml(a, b, qh0 + h);
+    float m[kPerLane], l[kPerLane];
+    float M = negInf();
     TQ_UNROLL
-    for (int k = 1; k < kPerLane; ++k)
-      x = sp / kWarpSize == k ? w[k] : x;
-    return shflIdx(x, sp % kWarpSize);
-  };
-  auto load = [&](int sp, float (&x)[E]) {
-    if constexpr (E % 4 == 0) {
-      TQ_UNROLL
-      for (int i = 0; i < E; i += 4) {
-        const u32x4 v = loadGlobalCoherent16(partial + sp * D + i);
-        x[i] = bitsToFloat(v.x), x[i + 1] = bitsToFloat(v.y);
-        x[i + 2] = bitsToFloat(v.z), x[i + 3] = bitsToFloat(v.w);
+    for (int k = 0; k < kPerLane; ++k) {
+      const int sp = lane + k * kWarpSize;
+      m[k] = negInf();
+      l[k] = 0.f;
+      if (sp < nSplits) {
+        m[k] = loadGlobalCoherentFloat(ml + 2 * sp);
+        l[k] = loadGlobalCoherentFloat(ml + 2 * sp + 1);
       }
-    } else {
-      TQ_UNROLL
-      for (int i = 0; i < E; ++i)
-        x[i] = loadGlobalCoherentFloat(partial + sp * D + i);
+      M = fmaxf(M, m[k]);
     }
-  };
-  constexpr int kBatch = 2;
-  int sp = 0;
-  for (; sp + kBatch <= nSplits; sp += kBatch) {
-    float x[kBatch][E];
+    M = warpMax(M);
+    float W = 0.f;
     TQ_UNROLL
-    for (int j = 0; j < kBatch; ++j)
-      load(sp + j, x[j]);
-    TQ_UNROLL
-    for (int j = 0; j < kBatch; ++j) {
-      const float ws = weight(sp + j);
-      TQ_UNROLL
-      for (int i = 0; i < E; ++i)
-        o[i] = fmaf(ws, x[j][i], o[i]);
+    for (int k = 0; k < kPerLane; ++k) {
+      const float w = isNegInf(m[k]) ? 0.f : l[k] * exp2Fast(m[k] - M);
+      const int sp = lane + k * kWarpSize;
+      if (sp < S)
+        sW[h][sp] = w;
+      W += w;
     }
+    W = warpSum(W);
+    if (lane == 0)
+      sInvW[h] = W > 0.f ? rcpFast(W) : 0.f;
   }
-  for (; sp < nSplits; ++sp) {
-    float x[E];
-    load(sp, x);
-    const float ws = weight(sp);
+  barrier();
+  TQ_NO_UNROLL
+  for (int idx = threadIndex(); idx < HPC * D; idx += NW * kWarpSize) {
+    const int h = idx / D, i = idx % D;
+    const float *col = Workspace<Spec>::partial(a, b, qh0 + h) + i;
+    float o = 0.f;
+    int sp = 0;
+    for (; sp + 4 <= nSplits; sp += 4) {
+      float x[4];
+      TQ_UNROLL
+      for (int j = 0; j < 4; ++j)
+        x[j] = loadGlobalCoherentFloat(col + (sp + j) * D);
+      TQ_UNROLL
+      for (int j = 0; j < 4; ++j)
+        o = fmaf(sW[h][sp + j], x[j], o);
+    }
+    for (; sp < nSplits; ++sp)
+      o = fmaf(sW[h][sp], loadGlobalCoherentFloat(col + sp * D), o);
+    sOut[h][i] = o * sInvW[h];
+  }
+  barrier();
+  TQ_NO_UNROLL
+  for (int h = warp; h < HPC; h += NW) {
+    float o[E];
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
-      o[i] = fmaf(ws, x[i], o[i]);
+      o[i] = sOut[h][lane * E + i];
+    if constexpr (VInfo::kRotated)
+      warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
+    T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
+             (qh0 + h) * a.out_stride_head;
+    storeRow<T, E>(out + lane * E, o);
   }
-  const float inv = W > 0.f ? rcpFast(W) : 0.f;
-  TQ_UNROLL
-  for (int i = 0; i < E; ++i)
-    o[i] *= inv;
-  if constexpr (VInfo::kRotated)
-    warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
-  T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
-           qh * a.out_stride_head;
-  storeRow<T, E>(out + lane * E, o);
 }
 
 /* Epilogue shared by both paths, after a barrier: sRed[h] holds head h's
@@ -439,13 +433,20 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int b, int qh,
  * Warp w finishes heads w, w + NW, ... (h stays a compile-time index so the
  * per-head registers never need local memory). */
 template <class Spec, class T>
-TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
-                           int nSplits, const float (*sRed)[Spec::kHeadDim],
+TQ_INLINE void finishHeads(const tq_decode_args &a,
+                           float (*sRed)[Spec::kHeadDim],
                            const float (*sMl)[Spec::kHeadsPerCta][3]) {
   using P = DecodePlan<Spec>;
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = P::D, E = P::E, HPC = P::HPC, NW = P::NW;
   constexpr int kSplits = P::kSplits;
+  // The CTA's row, heads and split again from the block indices (and the
+  // split count from seq_lens, an L2 hit by now) rather than values the
+  // caller would keep in registers across its main loop: the decode runs at
+  // ptxas's 128-register budget, and the epilogue must not push it over.
+  const int b = blockIndexY(), split = blockIndexZ();
+  const int qh0 = blockIndexX() * HPC;
+  const int nSplits = kSplits == 1 ? 1 : splitsUsed<Spec>(a.seq_lens[b]);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
   TQ_UNROLL
@@ -483,7 +484,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
     // thread 0's fence (fences are cumulative), which orders them before the
     // ticket; one fence per CTA instead of one per thread.
     barrier();
-    TQ_SHARED uint32_t sLast;
+    TQ_SHARED uint32_t sLast, sSplits;
     if (threadIndex() == 0) {
       fenceDevice();
       uint32_t *ticket = Workspace<Spec>::ticket(a, b, qh0);
@@ -498,14 +499,13 @@ TQ_INLINE void finishHeads(const tq_decode_args &a, int b, int qh0, int split,
         fenceDevice();
       }
       sLast = last ? 1u : 0u;
+      sSplits = uint32_t(nSplits);
     }
     barrier();
     if (sLast == 0u)
       return;
-    TQ_UNROLL
-    for (int h = 0; h < HPC; ++h)
-      if (h % NW == warp)
-        mergeSplits<Spec, T>(a, b, qh0 + h, nSplits);
+    // sRed's normalized rows went to the partials above: free for the merge.
+    mergeSplits<Spec, T>(a, int(sSplits), sRed);
   }
 }
 
@@ -690,7 +690,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     }
     barrier();
   }
-  finishHeads<Spec, T>(a, b, qh0, split, nSplits, sRed, sMl);
+  finishHeads<Spec, T>(a, sRed, sMl);
 }
 
 } // namespace decode_detail

@@ -870,7 +870,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     }
     barrier();
   }
-  finishHeads<Spec, T>(a, b, qh0, split, nSplits, sRed, sMl);
+  finishHeads<Spec, T>(a, sRed, sMl);
 }
 
 } // namespace tc
