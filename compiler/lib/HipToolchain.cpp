@@ -66,9 +66,13 @@ bool isAmdArch(const std::string &arch) {
 }
 
 std::string hipClangPath() {
-  if (const char *e = std::getenv("TQC_CLANG"); e && *e)
-    return e;
-  return TQC_DEFAULT_CLANG;
+  const char *e = std::getenv("TQC_CLANG");
+  std::string name = e && *e ? e : TQC_DEFAULT_CLANG;
+  // ExecuteAndWait does not search PATH: resolve a bare name here.
+  if (!sys::path::has_parent_path(name))
+    if (ErrorOr<std::string> found = sys::findProgramByName(name))
+      return *found;
+  return name;
 }
 
 std::map<std::string, KernelResources>
@@ -198,11 +202,16 @@ KernelBuild buildHip(const std::string &source, const std::string &arch) {
                                &execError);
   if (auto text = MemoryBuffer::getFile(log))
     b.compileLog = (*text)->getBuffer().str();
-  if (rc < 0 || !execError.empty()) {
+  if (rc == -1) { // it could not be started
     b.error = "cannot run clang '" + clang + "' for " + arch + ": " +
-              (execError.empty() ? "it did not finish" : execError) +
+              (execError.empty() ? "it did not start" : execError) +
               " (install clang-22 with scripts/install-deps.sh, or set "
               "TQC_CLANG to a clang with the AMDGPU back end)";
+    return b;
+  }
+  if (rc < 0) { // it crashed: its diagnostics say why
+    b.error = "clang '" + clang + "' crashed compiling for " + arch + " (" +
+              execError + "):\n" + b.compileLog;
     return b;
   }
   if (rc != 0) {

@@ -70,7 +70,7 @@ constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
 struct LaunchAttribute {
   int id;
   char pad[4];
-  union {
+  union alignas(8) { // cuda.h's value union holds pointers
     char bytes[64];
     int programmaticStreamSerializationAllowed;
   } value;

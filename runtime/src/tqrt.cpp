@@ -291,10 +291,13 @@ void tqrt_bundle_destroy(tqrt_bundle *bundle) {
   if (!bundle)
     return;
   if (!bundle->m.arch.nvidia) {
-    const hip::Runtime &h = hip::runtime();
-    if (h.usable)
-      for (LoadedModule &lm : bundle->modules)
-        h.api.hipModuleUnload(lm.hipModule);
+    // No module loaded: do not load the HIP runtime just to destroy.
+    if (!bundle->modules.empty()) {
+      const hip::Runtime &h = hip::runtime();
+      if (h.usable)
+        for (LoadedModule &lm : bundle->modules)
+          h.api.hipModuleUnload(lm.hipModule);
+    }
     delete bundle;
     return;
   }
@@ -927,8 +930,21 @@ tqrt_status checkContext(const tqrt_plan *plan, const char *fn) {
   if (!plan->bound)
     return setErrorf(TQRT_NO_DEVICE, "%s: no %s device: %s", fn,
                      plan->amd ? "AMD" : "CUDA", plan->unboundReason.c_str());
-  if (plan->amd)
-    return TQRT_OK; // HIP modules belong to a device, not a context
+  if (plan->amd) {
+    // HIP modules belong to a device: the current one must be the plan's.
+    int dev = -1;
+    hip::Error e = hip::runtime().api.hipGetDevice(&dev);
+    if (e != hip::kSuccess)
+      return setErrorf(TQRT_CUDA_ERROR, "%s: hipGetDevice: %s", fn,
+                       hip::describe(e).c_str());
+    if (dev != plan->device)
+      return setErrorf(TQRT_NO_CONTEXT,
+                       "%s: the current HIP device is %d, not the plan's "
+                       "device %d; hipSetDevice(%d) first, or create a plan "
+                       "per device",
+                       fn, dev, plan->device, plan->device);
+    return TQRT_OK;
+  }
   const cu::Api &a = cu::driver().api;
   cu::Context ctx = nullptr;
   cu::Result r = a.cuCtxGetCurrent(&ctx);

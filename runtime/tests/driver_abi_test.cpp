@@ -41,6 +41,8 @@ static_assert(cu::kLaunchAttrProgrammaticStreamSerialization ==
               CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
 static_assert(sizeof(CUlaunchAttributeID) == sizeof(int));
 static_assert(sizeof(CUlaunchAttribute) == sizeof(cu::LaunchAttribute));
+static_assert(alignof(CUlaunchAttribute) == alignof(cu::LaunchAttribute));
+static_assert(alignof(CUlaunchConfig) == alignof(cu::LaunchConfig));
 static_assert(offsetof(CUlaunchAttribute, value) ==
               offsetof(cu::LaunchAttribute, value));
 static_assert(offsetof(CUlaunchAttribute,

@@ -74,8 +74,12 @@ typedef struct tq_decode_args {
  * split stores max = -inf, sum = 0 and zeros.
  * The tickets must be zero before the first decode with a workspace (zero
  * the whole workspace once, e.g. cudaMemset, when allocating it); every
- * decode leaves them zero. A ticket found above the split count (a
- * workspace never zeroed) traps the kernel instead of merging garbage. */
+ * decode leaves them zero. Give each plan its own workspace (a plan with
+ * another max_batch puts partials where this one keeps tickets), and each
+ * stream that runs decodes concurrently its own. A ticket found at or above
+ * the split count (most garbage) traps the kernel (CUDA: a launch error;
+ * ROCm aborts the process); a small leftover value cannot be told from a
+ * ticket and would merge too early, so zeroing is required, not checked. */
 #define TQ_TICKETS_PER_ROW(num_q_heads) (((num_q_heads) + 3) / 4 * 4)
 #define TQ_WORKSPACE_FLOATS(max_batch, num_q_heads, splits, head_dim)      \
   ((int64_t)(max_batch) *                                                   \

@@ -490,7 +490,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
       uint32_t *ticket = Workspace<Spec>::ticket(a, b, qh0);
       const uint32_t done = atomicAddGlobal(ticket, 1u);
       if (done >= uint32_t(nSplits))
-        trap(); // a workspace that was never zeroed (abi.h)
+        trap(); // garbage in a workspace that was never zeroed (abi.h)
       const bool last = done == uint32_t(nSplits) - 1u;
       if (last) {
         *ticket = 0u; // every split has drawn: ready for the next launch

@@ -309,7 +309,7 @@ TQ_INLINE double floorD(double x) { return floor(x); }
  * fenceDevice(), then takes a ticket with atomicAddGlobal; the CTA that
  * draws the last ticket calls fenceDevice() and reads every partial with
  * loadGlobalCoherent16 (through L2: another SM wrote them). trap() aborts the
- * launch (a broken invariant: an error the host sees, never wrong output).
+ * launch (a broken invariant: an error the host sees instead of output).
  * ------------------------------------------------------------------------ */
 TQ_INLINE void fenceDevice() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 TQ_INLINE uint32_t atomicAddGlobal(uint32_t *p, uint32_t v) {

@@ -469,6 +469,7 @@ TQ_INLINE u32x4 loadGlobalCoherent16(const void *p) { return loadGlobal16(p); }
 TQ_INLINE float loadGlobalCoherentFloat(const float *p) {
   return bitsToFloat(loadGlobal4(p));
 }
+/* A queue error; the ROCm runtime aborts the process on it. */
 TQ_INLINE void trap() { __builtin_trap(); }
 
 /* ---------------------------------------------------------------------------

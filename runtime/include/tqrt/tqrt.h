@@ -324,9 +324,10 @@ TQRT_API tqrt_status tqrt_launch_store(
  * softmax_scale. workspace: at least the plan's workspace_bytes (may be null
  * with 0 bytes when that is 0), zero-filled once before its first decode
  * (cudaMemset when allocating it): the decode keeps per-row tickets there
- * that it always leaves at zero (templates/tq/abi.h). A workspace that was
- * not zeroed makes the kernel trap (a CUDA error on the stream), never
- * wrong output. One kernel per call. */
+ * that it always leaves at zero (templates/tq/abi.h). One workspace per plan
+ * and per stream running decodes concurrently. Most garbage in an unzeroed
+ * workspace makes the kernel trap (an error on the stream), but not all of
+ * it: zeroing is required. One kernel per call. */
 TQRT_API tqrt_status tqrt_launch_decode(
     const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
     int64_t query_stride_batch, int64_t query_stride_head, const void *cache,
