@@ -20,7 +20,6 @@ using Function = struct ihipModuleSymbol_t *;
 using Stream = struct ihipStream_t *;
 
 constexpr Error kSuccess = 0;
-constexpr Error kErrorNotInitialized = 3;
 constexpr Error kErrorNoDevice = 100;
 constexpr Error kErrorInvalidDevice = 101;
 constexpr Error kErrorInvalidImage = 200;

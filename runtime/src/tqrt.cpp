@@ -124,7 +124,6 @@ struct tqrt_plan {
     cu::Function fn = nullptr;
     hip::Function hipFn = nullptr; // AMD bundles
   } k[kNumKinds][kNumDtypes];
-  bool amd = false; // launched through HIP
   bool bound = false;
   cu::Context ctx = nullptr;
   unsigned long long ctxId = 0;
@@ -586,11 +585,25 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
   return lm;
 }
 
+/// Points the plan's kernels at a loaded module's functions (CUDA or HIP,
+/// whichever the module holds) and marks the plan bound to its device.
+void adoptModule(tqrt_plan &plan, const LoadedModule &lm) {
+  for (auto &row : plan.k)
+    for (tqrt_plan::Kernel &k : row)
+      if (k.index >= 0) {
+        k.fn = lm.fn.empty() ? nullptr : lm.fn[k.index];
+        k.hipFn = lm.hipFn.empty() ? nullptr : lm.hipFn[k.index];
+      }
+  plan.bound = true;
+  plan.device = lm.device;
+  plan.cc = lm.cc;
+  plan.source = lm.source;
+}
+
 /// An AMD bundle: binds `plan` to the current HIP device, loading the HSACO
 /// there if this is the device's first plan. Without the HIP runtime or a
 /// device the plan stays unbound (launches check, then say NO_DEVICE).
 void bindHip(tqrt_plan &plan, tqrt_bundle &b) {
-  plan.amd = true;
   const hip::Runtime &h = hip::runtime();
   if (!h.usable) {
     if (h.initFailed)
@@ -640,13 +653,7 @@ void bindHip(tqrt_plan &plan, tqrt_bundle &b) {
     b.modules.push_back(loaded);
     lm = &b.modules.back();
   }
-  for (int kind = 0; kind < kNumKinds; ++kind)
-    for (int dt = 0; dt < kNumDtypes; ++dt)
-      if (plan.k[kind][dt].index >= 0)
-        plan.k[kind][dt].hipFn = lm->hipFn[plan.k[kind][dt].index];
-  plan.bound = true;
-  plan.device = dev;
-  plan.source = lm->source;
+  adoptModule(plan, *lm);
 }
 
 /// Binds `plan` to the current context, loading the bundle's code there if
@@ -687,17 +694,10 @@ void bind(tqrt_plan &plan, tqrt_bundle &b) {
     b.modules.push_back(loaded);
     lm = &b.modules.back();
   }
-  for (int kind = 0; kind < kNumKinds; ++kind)
-    for (int dt = 0; dt < kNumDtypes; ++dt)
-      if (plan.k[kind][dt].index >= 0)
-        plan.k[kind][dt].fn = lm->fn[plan.k[kind][dt].index];
-  plan.bound = true;
+  adoptModule(plan, *lm);
   plan.ctx = ctx;
   plan.ctxId = id;
   plan.hasCtxId = hasId;
-  plan.device = lm->device;
-  plan.cc = lm->cc;
-  plan.source = lm->source;
 }
 
 } // namespace
@@ -927,10 +927,11 @@ tqrt_status checkCache(const tqrt_plan *plan, const void *cache,
 
 /// The device side: the plan must be bound and its context current.
 tqrt_status checkContext(const tqrt_plan *plan, const char *fn) {
+  const bool amd = !plan->bundle->m.arch.nvidia; // launched through HIP
   if (!plan->bound)
     return setErrorf(TQRT_NO_DEVICE, "%s: no %s device: %s", fn,
-                     plan->amd ? "AMD" : "CUDA", plan->unboundReason.c_str());
-  if (plan->amd) {
+                     amd ? "AMD" : "CUDA", plan->unboundReason.c_str());
+  if (amd) {
     // HIP modules belong to a device: the current one must be the plan's.
     int dev = -1;
     hip::Error e = hip::runtime().api.hipGetDevice(&dev);

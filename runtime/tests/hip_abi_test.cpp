@@ -21,7 +21,6 @@ namespace {
 namespace h = tqrt::hip;
 
 static_assert(h::kSuccess == hipSuccess);
-static_assert(h::kErrorNotInitialized == hipErrorNotInitialized);
 static_assert(h::kErrorNoDevice == hipErrorNoDevice);
 static_assert(h::kErrorInvalidDevice == hipErrorInvalidDevice);
 static_assert(h::kErrorInvalidImage == hipErrorInvalidImage);

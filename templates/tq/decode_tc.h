@@ -213,19 +213,10 @@ TQ_INLINE void loadSlice(const uint8_t *p, int lead,
     w[0] = loadGlobal1(p);
   } else {
     static_assert(NB < 8, "a slice of 8 bytes or more is word-aligned");
-    // Words q[0..2] cover [lead, lead + NB); only those holding requested
-    // bytes are read (never past the field).
-    const uint32_t *q = reinterpret_cast<const uint32_t *>(p - lead);
-    const int words = (lead + NB + 3) >> 2;
-    const uint32_t a0 = loadGlobal4(q);
-    const uint32_t a1 = words > 1 ? loadGlobal4(q + 1) : 0u;
-    const uint32_t a2 = words > 2 ? loadGlobal4(q + 2) : 0u;
-    const uint32_t sh = uint32_t(lead) * 8u;
-    w[0] = funnelShiftRight(a0, a1, sh);
+    uint32_t w1;
+    loadUnalignedWords<NB>(p, lead, w[0], w1);
     if constexpr (NB > 4)
-      w[1] = funnelShiftRight(a1, a2, sh) & ((1u << (8 * (NB - 4))) - 1u);
-    else if constexpr (NB < 4)
-      w[0] &= (1u << (8 * NB)) - 1u;
+      w[1] = w1;
   }
 }
 

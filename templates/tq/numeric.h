@@ -252,6 +252,31 @@ struct Chunk {
   }
 };
 
+/* The NB (1..8) bytes at p, which lies `lead` bytes past a 4-byte boundary,
+ * as two little-endian words (byte i at bits 8·(i mod 4) of w[i / 4]),
+ * bytes beyond NB cleared (they belong to a neighbour). Reads only the
+ * aligned words that hold requested bytes, never past the field. */
+template <int NB>
+TQ_INLINE void loadUnalignedWords(const uint8_t *p, int lead, uint32_t &w0,
+                                  uint32_t &w1) {
+  static_assert(NB >= 1 && NB <= 8, "1..8 bytes");
+  const uint32_t *q = reinterpret_cast<const uint32_t *>(p - lead);
+  const int words = (lead + NB + 3) >> 2;
+  const uint32_t a0 = loadGlobal4(q);
+  const uint32_t a1 = words > 1 ? loadGlobal4(q + 1) : 0u;
+  const uint32_t a2 = words > 2 ? loadGlobal4(q + 2) : 0u;
+  const uint32_t sh = uint32_t(lead) * 8u;
+  w0 = funnelShiftRight(a0, a1, sh);
+  if constexpr (NB < 4)
+    w0 &= (1u << (8 * NB)) - 1u;
+  w1 = 0u;
+  if constexpr (NB > 4) { // the second word only when it holds bytes
+    w1 = funnelShiftRight(a1, a2, sh);
+    if constexpr (NB < 8)
+      w1 &= (1u << (8 * (NB - 4))) - 1u;
+  }
+}
+
 template <int NB, int ALIGN>
 TQ_INLINE Chunk loadChunk(const uint8_t *row, int off) {
   static_assert(NB >= 1 && NB <= 16, "chunk of 1..16 bytes");
@@ -273,25 +298,7 @@ TQ_INLINE Chunk loadChunk(const uint8_t *row, int off) {
       c.w[0] = loadGlobal1(p);
     }
   } else if constexpr (ALIGN >= 4 && NB <= 8) {
-    // Words w0.. covering [off, off + NB); at most 3 for NB <= 8. Only the
-    // words that hold requested bytes are read (no read past the field).
-    const int lead = off & 3;
-    const uint32_t *q = reinterpret_cast<const uint32_t *>(p - lead);
-    const int words = (lead + NB + 3) >> 2;
-    const uint32_t a0 = loadGlobal4(q);
-    const uint32_t a1 = words > 1 ? loadGlobal4(q + 1) : 0u;
-    const uint32_t a2 = words > 2 ? loadGlobal4(q + 2) : 0u;
-    const uint32_t sh = uint32_t(lead) * 8u;
-    c.w[0] = funnelShiftRight(a0, a1, sh);
-    c.w[1] = funnelShiftRight(a1, a2, sh);
-    if constexpr (NB % 4 != 0) {
-      // Clear bytes beyond NB (they belong to the neighbouring lane).
-      if constexpr (NB < 4) {
-        c.w[0] &= (1u << (8 * NB)) - 1u;
-        c.w[1] = 0u;
-      } else
-        c.w[1] &= (1u << (8 * (NB - 4))) - 1u;
-    }
+    loadUnalignedWords<NB>(p, off & 3, c.w[0], c.w[1]);
   } else {
     TQ_UNROLL
     for (int i = 0; i < NB; ++i)
