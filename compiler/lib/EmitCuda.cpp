@@ -210,6 +210,10 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
      << ", kBlockSize = " << c.blockSize << ";\n";
   emitTensorSpec(os, c.key, "Key");
   emitTensorSpec(os, c.value, "Value");
+  os << "  // The vLLM layout's encoding rules (FORMATS.md): norm corrected at "
+        "read, fp32 store math, uniform codes from the unrounded scale.\n"
+     << "  static constexpr bool kVllmNumerics = "
+     << (c.layout.kind == LayoutKind::VLLM ? "true" : "false") << ";\n";
   os << "  // Field f of (block, pos, head): block * kBlockStride + head * "
         "kHeadStride + kF_Offset + pos * kF_Stride.\n"
      << "  static constexpr long long kBlockStride = " << c.layout.blockStride

@@ -58,6 +58,7 @@ QuantSpec toQuantSpec(QuantizerAttr q) {
   case mt::CodebookDist::Beta: s.dist = tqc::CodebookDist::Beta; break;
   case mt::CodebookDist::Gaussian: s.dist = tqc::CodebookDist::Gaussian; break;
   case mt::CodebookDist::Uniform: s.dist = tqc::CodebookDist::Uniform; break;
+  case mt::CodebookDist::Vllm: s.dist = tqc::CodebookDist::Vllm; break;
   }
   return s;
 }

@@ -110,6 +110,14 @@ TuningLookup lookupTuningDb(const std::string &path, const TuningQuery &q) {
       std::string arch = text(e, where, "arch");
       int64_t sms = integer(e, where, "sm_count", 1, 100000);
       std::string preset = text(e, where, "preset");
+      // The cache layout the plans were timed on (optional, since the
+      // first databases, all native, have none): the vLLM layout runs other
+      // kernel code, so its plans are its own.
+      std::string layout =
+          e.contains("layout") ? text(e, where, "layout") : "native";
+      if (layout != "native" && layout != "vllm")
+        throw std::runtime_error(where + ".layout is \"" + layout +
+                                 "\"; accepted: \"native\", \"vllm\"");
       int64_t d = integer(e, where, "head_dim", 1, 4096);
       int64_t g = integer(e, where, "gqa_ratio", 1, 1024);
       TunedPlan p;
@@ -126,9 +134,10 @@ TuningLookup lookupTuningDb(const std::string &path, const TuningQuery &q) {
       p.headsPerCta = integer(plan, pw, "heads_per_cta", 1, 8);
       p.stages = integer(plan, pw, "stages", 1, 8);
       recipes.insert(arch + " " + preset + " D=" + std::to_string(d) +
-                     " GQA " + std::to_string(g));
+                     " GQA " + std::to_string(g) +
+                     (layout == "native" ? "" : " layout " + layout));
       if (arch == q.arch && preset == q.preset && d == q.headDim &&
-          g == q.gqaRatio)
+          g == q.gqaRatio && layout == q.layout)
         byGpu[gpu].push_back({p, sms});
     }
 
@@ -136,7 +145,9 @@ TuningLookup lookupTuningDb(const std::string &path, const TuningQuery &q) {
       r.warnings.push_back("tuning database '" + path + "' has no plans for " +
                            q.arch + " " + q.preset + " D=" +
                            std::to_string(q.headDim) + " GQA " +
-                           std::to_string(q.gqaRatio) + " (it has: " +
+                           std::to_string(q.gqaRatio) +
+                           (q.layout == "native" ? "" : " layout " + q.layout) +
+                           " (it has: " +
                            joinSet(recipes) + "); using built-in defaults");
       return r;
     }

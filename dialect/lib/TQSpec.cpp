@@ -18,7 +18,7 @@ using namespace mlir::tq;
   static_assert(uint32_t(A) == uint32_t(B), "enum order drifted: " #A)
 TQ_SAME_ENUM(RotationKind::Dense, tqc::RotationKind::DenseHaar);
 TQ_SAME_ENUM(QuantKind::Fp8E4M3, tqc::QuantKind::Fp8E4M3);
-TQ_SAME_ENUM(CodebookDist::Uniform, tqc::CodebookDist::Uniform);
+TQ_SAME_ENUM(CodebookDist::Vllm, tqc::CodebookDist::Vllm);
 TQ_SAME_ENUM(LayoutKind::VLLM, tqc::LayoutKind::VLLM);
 TQ_SAME_ENUM(FieldKind::KeyZero, tqc::FieldKind::KeyZero);
 TQ_SAME_ENUM(FieldKind::ValueZero, tqc::FieldKind::ValueZero);
@@ -155,7 +155,7 @@ std::string mlir::tq::applyOverrides(tqc::CacheSpec &s,
     std::optional<tqc::LayoutKind> l = tqc::parseLayoutKind(*o.layout);
     if (!l)
       return "unknown layout '" + *o.layout + "'; accepted: native, vllm";
-    s.layout = *l;
+    tqc::useLayout(s, *l);
   }
   return tqc::validate(s);
 }

@@ -3,6 +3,7 @@
 #include "tqc/numerics/codebook.h"
 
 #include "quadrature.h"
+#include "vllm_codebook.h"
 
 #include <algorithm>
 #include <cmath>
@@ -338,6 +339,18 @@ Codebook makeCodebook(int headDim, int bits, CodebookDist dist) {
   case CodebookDist::Uniform: {
     std::vector<double> levels = uniformLevels(headDim, bits);
     mirror(std::vector<double>(levels.begin() + half, levels.end()), 1.0, book);
+    break;
+  }
+  case CodebookDist::Vllm: {
+    if (!vllmCodebookExists(headDim, bits))
+      throw std::invalid_argument(
+          "vLLM's codebook has no head_dim " + std::to_string(headDim) +
+          ", " + std::to_string(bits) +
+          " bits; accepted: head_dim 64, 128, 256 with 3 or 4 bits");
+    const std::vector<float> levels = vllmCodebookLevels(headDim, bits);
+    book.levels.assign(levels.begin(), levels.end());
+    const std::vector<float> mid = vllmCodebookMidpoints(levels);
+    book.boundaries.assign(mid.begin(), mid.end());
     break;
   }
   }

@@ -141,6 +141,20 @@ UniformCode uniformEncode(const double *v, int n, int bits,
     throw std::invalid_argument("uniform quantizer of an empty vector");
   const auto [lo, hi] = std::minmax_element(v, v + n);
   const int top = (1 << bits) - 1;
+  if (codes == UniformCodes::FromExact) { // vLLM: fp32 throughout
+    const float flo = float(*lo);
+    float s = (float(*hi) - flo) / float(top);
+    s = s > 1e-8f ? s : 1e-8f;
+    UniformCode code;
+    code.scale = roundToFp16(s);
+    code.zero = roundToFp16(flo);
+    code.q.resize(n);
+    for (int j = 0; j < n; ++j) {
+      const float q = std::floor((float(v[j]) - flo) / s + 0.5f);
+      code.q[j] = uint8_t(std::clamp(q, 0.0f, float(top)));
+    }
+    return code;
+  }
   const double exactScale = std::max((*hi - *lo) / top, 1e-8);
   UniformCode code;
   code.scale = roundToFp16(exactScale);

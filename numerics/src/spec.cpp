@@ -225,6 +225,66 @@ std::string validateTensor(const char *which, const TensorSpec &t, int d) {
 
 } // namespace
 
+void useLayout(CacheSpec &s, LayoutKind layout) {
+  s.layout = layout;
+  if (layout != LayoutKind::VLLM)
+    return;
+  for (TensorSpec *t : {&s.key, &s.value})
+    if (t->quant.kind == QuantKind::LloydMax) {
+      // Rounds stay as given: validate() rejects anything but one.
+      t->rotation.kind = RotationKind::PlainHadamard;
+      t->rotation.seed = 0;
+      t->quant.dist = CodebookDist::Vllm;
+    }
+}
+
+namespace {
+
+/// FORMATS.md's vLLM layout holds vLLM's four TurboQuant recipes only.
+std::string validateVllm(const CacheSpec &s) {
+  constexpr const char *kAccepted =
+      "; the vllm layout holds vLLM's TurboQuant formats (presets k8v4, "
+      "k4v4, k3v4, k3v3)";
+  std::ostringstream os;
+  if (s.headDim != 64 && s.headDim != 128 && s.headDim != 256) {
+    os << "head_dim " << s.headDim
+       << " has no vLLM TurboQuant codebook; accepted with --layout vllm: 64, "
+          "128, 256";
+    return os.str();
+  }
+  const QuantSpec &k = s.key.quant;
+  const bool fp8Key = k.kind == QuantKind::Fp8E4M3 &&
+                      s.key.rotation.kind == RotationKind::None;
+  const bool mseKey = k.kind == QuantKind::LloydMax && !k.qjl &&
+                      (k.bits == 3 || k.bits == 4) && k.normCorrect &&
+                      s.key.rotation.kind == RotationKind::PlainHadamard &&
+                      s.key.rotation.rounds == 1 &&
+                      k.dist == CodebookDist::Vllm;
+  if (!fp8Key && !mseKey) {
+    os << "key " << toString(k.kind) << " " << k.bits << "-bit"
+       << (k.qjl ? " with qjl" : "")
+       << (k.kind == QuantKind::LloydMax && !k.normCorrect
+               ? " without norm correction"
+               : "")
+       << (s.key.rotation.rounds != 1 ? " with several rotation rounds" : "")
+       << " is not a vLLM key format; accepted: fp8_e4m3, or 3-/4-bit "
+          "norm-corrected lloyd_max with one plain Hadamard"
+       << kAccepted;
+    return os.str();
+  }
+  const QuantSpec &v = s.value.quant;
+  if (v.kind != QuantKind::Uniform || (v.bits != 3 && v.bits != 4) ||
+      s.value.rotation.kind != RotationKind::None) {
+    os << "value " << toString(v.kind) << " " << v.bits
+       << "-bit is not a vLLM value format; accepted: 3-/4-bit uniform"
+       << kAccepted;
+    return os.str();
+  }
+  return {};
+}
+
+} // namespace
+
 std::string validate(const CacheSpec &s) {
   std::ostringstream os;
   if (s.headDim < 16 || s.headDim > 512 || s.headDim % 16 != 0) {
@@ -260,9 +320,11 @@ std::string validate(const CacheSpec &s) {
            "value must not set it";
   }
   std::string e = validateTensor("key", s.key, s.headDim);
-  if (!e.empty())
-    return e;
-  return validateTensor("value", s.value, s.headDim);
+  if (e.empty())
+    e = validateTensor("value", s.value, s.headDim);
+  if (e.empty() && s.layout == LayoutKind::VLLM)
+    e = validateVllm(s);
+  return e;
 }
 
 const char *toString(RotationKind kind) {
@@ -290,6 +352,7 @@ const char *toString(CodebookDist dist) {
   case CodebookDist::Beta: return "beta";
   case CodebookDist::Gaussian: return "gaussian";
   case CodebookDist::Uniform: return "uniform";
+  case CodebookDist::Vllm: return "vllm";
   }
   return "?";
 }
@@ -317,7 +380,8 @@ std::optional<QuantKind> parseQuantKind(const std::string &s) {
 
 std::optional<CodebookDist> parseCodebookDist(const std::string &s) {
   for (CodebookDist k :
-       {CodebookDist::Beta, CodebookDist::Gaussian, CodebookDist::Uniform})
+       {CodebookDist::Beta, CodebookDist::Gaussian, CodebookDist::Uniform,
+        CodebookDist::Vllm})
     if (s == toString(k))
       return k;
   return std::nullopt;

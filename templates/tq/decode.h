@@ -80,14 +80,16 @@ TQ_INLINE void fillLevels(float *dst, const L *src) {
 /* This lane's part of the log2-domain score of one token, for every query
  * head of the CTA: the sum over its C coordinates, with the token's scalar
  * (Lloyd-Max scale) and QJL term already applied, so that one group sum
- * finishes it. */
+ * finishes it. With the norm corrected at read (vLLM layout), csq gets the
+ * lane's part of ‖c[idx]‖², and the caller divides the summed score by
+ * √(‖c[idx]‖² + 1e-16). */
 template <class Spec>
 TQ_INLINE void keyPartials(const uint8_t *region, int pos, int li,
                            const float (&q)[DecodePlan<Spec>::kQRegHeads]
                                            [DecodePlan<Spec>::C],
                            const float *qs,
                            const float *levels, const float *sq,
-                           float (&sc)[Spec::kHeadsPerCta]) {
+                           float (&sc)[Spec::kHeadsPerCta], float &csq) {
   using P = DecodePlan<Spec>;
   using Info = TensorInfo<Spec, true>;
   using TS = typename Info::TS;
@@ -104,6 +106,7 @@ TQ_INLINE void keyPartials(const uint8_t *region, int pos, int li,
   TQ_UNROLL
   for (int h = 0; h < HPC; ++h)
     sc[h] = 0.f;
+  csq = 0.f;
   TQ_UNROLL
   for (int c = 0; c < C; ++c) {
     const uint32_t code = codeOf<Info::kCodeBits>(ch, c);
@@ -116,6 +119,8 @@ TQ_INLINE void keyPartials(const uint8_t *region, int pos, int li,
       k = e4m3BitsToFloat(code);
     else
       k = bf16BitsToFloat(code);
+    if constexpr (Info::kNormAtRead)
+      csq = fmaf(k, k, csq); // this lane's share of ‖c[idx]‖²
     TQ_UNROLL
     for (int h = 0; h < HPC; ++h) {
       if constexpr (P::kQInShared)
@@ -614,13 +619,13 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     const bool valid = t < tokEnd;
     const uint8_t *region = headBase;
     int pos = 0;
-    float sc[HPC];
+    float sc[HPC], csq = 0.f;
     if (valid) {
       const int64_t phys = blockTable[t >> kLog2Block];
       pos = t & (Spec::kBlockSize - 1);
       region = headBase + phys * Spec::kBlockStride;
       keyPartials<Spec>(region, pos, li, q, &sQ[0][0], sKeyLevels, &sSq[0][0],
-                        sc);
+                        sc, csq);
     } else {
       TQ_UNROLL
       for (int h = 0; h < HPC; ++h)
@@ -630,6 +635,12 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     TQ_UNROLL
     for (int h = 0; h < HPC; ++h)
       sc[h] = groupSum<LPT>(sc[h]);
+    if constexpr (KInfo::kNormAtRead) { // c[idx] / √(‖c[idx]‖² + 1e-16)
+      const float r = rsqrtFast(groupSum<LPT>(csq) + 1e-16f);
+      TQ_UNROLL
+      for (int h = 0; h < HPC; ++h)
+        sc[h] *= r;
+    }
     if (valid) {
       float p[HPC], corr[HPC];
       TQ_UNROLL

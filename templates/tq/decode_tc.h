@@ -126,7 +126,8 @@ template <class Spec> struct TcPlan {
       kTargetHasWarpMma && D >= 64 && D <= 256 && K::kKind != kTcNone &&
       V::kKind != kTcNone && kLutBytes <= 36 * 1024 &&
       K::kSliceBits % 8 == 0 && V::kSliceBits % 8 == 0 &&
-      Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8;
+      Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8 &&
+      !VllmNumerics<Spec>::kValue; // vLLM slots: the scalar path (below)
   /* Registers of one 16-token step's raw data per lane. */
   static constexpr int kRawWords = 2 * K::kWords + 4 * V::kWords + 6;
   /* Double-buffer the raw registers when they are few (the big ones, bf16

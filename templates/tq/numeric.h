@@ -45,6 +45,16 @@ struct KeyZeroField<S, decltype((void)S::kKeyZeroOffset,
   static constexpr int kStride = S::kKeyZeroStride;
 };
 
+/* kVllmNumerics (the vLLM layout's encoding rules, FORMATS.md): absent means
+ * false (tqc's native numerics). */
+template <class S, class = void> struct VllmNumerics {
+  static constexpr bool kValue = false;
+};
+template <class S>
+struct VllmNumerics<S, decltype((void)S::kVllmNumerics)> {
+  static constexpr bool kValue = S::kVllmNumerics;
+};
+
 /* ---------------------------------------------------------------------------
  * One tensor (K or V) of a TqSpec
  * ------------------------------------------------------------------------ */
@@ -117,6 +127,13 @@ template <class Spec, bool IsKey> struct TensorInfo {
   static constexpr bool kHasScale =
       kQuant == TQ_QUANT_LLOYD_MAX || kQuant == TQ_QUANT_UNIFORM;
   static constexpr bool kHasZero = kQuant == TQ_QUANT_UNIFORM;
+  /* The vLLM layout's rules (FORMATS.md): a norm-corrected codebook tensor
+   * stores ‖x‖ and the decoder divides by ‖c[idx]‖ (kNormAtRead); the store
+   * runs vLLM's fp32 math, and uniform codes come from the unrounded scale
+   * (kVllmStore). */
+  static constexpr bool kVllmStore = VllmNumerics<Spec>::kValue;
+  static constexpr bool kNormAtRead =
+      kVllmStore && kQuant == TQ_QUANT_LLOYD_MAX && TS::kNormCorrect;
 
   static_assert(kQuant == TQ_QUANT_NONE || kQuant == TQ_QUANT_LLOYD_MAX ||
                     kQuant == TQ_QUANT_UNIFORM || kQuant == TQ_QUANT_FP8,
@@ -136,6 +153,7 @@ template <class Spec, bool IsKey> struct TensorInfo {
                 "QJL keys need the signs and gamma fields");
   static_assert(!(TS::kQjl && kQuant != TQ_QUANT_LLOYD_MAX),
                 "QJL needs a Lloyd-Max key");
+  static_assert(!(kVllmStore && kQjl), "the vLLM layout has no QJL");
 };
 
 /* ---------------------------------------------------------------------------

@@ -18,6 +18,11 @@
  * one-hot key); with either, a QJL sign whose sketch value is within float
  * rounding of 0 (S·r runs in float32), and exact ties of the differently
  * ordered sums.
+ *
+ * The vLLM layout (Info::kVllmStore) follows FORMATS.md instead: vLLM's own
+ * float32 math (key: n = ‖k‖, y = H·(k/(n + 1e-8)), cells against fp32
+ * midpoints, n stored; value: codes from the unrounded fp32 scale), so its
+ * bytes match vLLM's store up to the summation order of ‖k‖ and H·x.
  *===----------------------------------------------------------------------===*/
 #ifndef TQ_STORE_H
 #define TQ_STORE_H
@@ -62,6 +67,92 @@ TQ_INLINE void writePacked(uint8_t *row, const uint8_t *codes) {
 
 TQ_INLINE void writeF16(uint8_t *p, uint32_t bits) { storeGlobal2(p, bits); }
 
+/* The vLLM store's fp32 midpoints (c[i] + c[i+1]) / 2 of a Lloyd-Max
+ * tensor's levels (mid[K-1] unused). */
+template <class Info, class L> // called by one whole warp
+TQ_INLINE void fillVllmMidpoints(float *mid, const L *levels) {
+  constexpr int K = Info::kLevels;
+  for (int i = laneIndex(); i + 1 < K; i += kWarpSize)
+    mid[i] = (float(levels[i]) + float(levels[i + 1])) * 0.5f;
+}
+
+/* FORMATS.md's vLLM uniform value, in fp32: scale = (max − min)/(2^b − 1)
+ * (at least 1e-8), q = floor((v − min)/scale + 0.5) from that unrounded
+ * scale, scale and min stored as fp16. */
+template <class Spec, bool IsKey>
+TQ_INLINE void storeUniformVllm(const float (&y)[Spec::kHeadDim / kWarpSize],
+                                uint8_t *region, int pos, uint8_t *codes) {
+  using Info = TensorInfo<Spec, IsKey>;
+  using TS = typename Info::TS;
+  constexpr int D = Spec::kHeadDim;
+  constexpr int E = D / kWarpSize;
+  constexpr int kTop = (1 << TS::kBits) - 1;
+  static_assert(!Info::kRotated, "vLLM values are not rotated");
+  const int lane = laneIndex();
+  float lo = y[0], hi = y[0];
+  TQ_UNROLL
+  for (int i = 1; i < E; ++i) {
+    lo = fminf(lo, y[i]);
+    hi = fmaxf(hi, y[i]);
+  }
+  lo = warpMin(lo);
+  hi = warpMax(hi);
+  float scale = divF(hi - lo, float(kTop));
+  scale = scale > 1e-8f ? scale : 1e-8f;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i) {
+    float q = floorF(divF(y[i] - lo, scale) + 0.5f);
+    q = q < 0.f ? 0.f : (q > float(kTop) ? float(kTop) : q);
+    codes[lane * E + i] = uint8_t(q);
+  }
+  syncWarp();
+  writePacked<D, TS::kBits, Info::kCodesAlign>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
+  if (lane == 0) {
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
+             floatToF16Bits(scale));
+    writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride,
+             floatToF16Bits(lo));
+  }
+  syncWarp(); // codes[] is reused by the next tensor
+}
+
+/* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
+ * idx = #{fp32 midpoints ≤ y}, n stored as fp16 (corrected at read). */
+template <class Spec, bool IsKey>
+TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / kWarpSize],
+                                 uint8_t *region, int pos, const float *mid,
+                                 uint8_t *codes) {
+  using Info = TensorInfo<Spec, IsKey>;
+  using TS = typename Info::TS;
+  constexpr int D = Spec::kHeadDim;
+  constexpr int E = D / kWarpSize;
+  const int lane = laneIndex();
+  float y[E];
+  float sq = 0.f;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i) {
+    y[i] = x[i];
+    sq = fmaf(y[i], y[i], sq);
+  }
+  const float n = sqrtF(warpSum(sq));
+  const float denom = n + 1e-8f;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    y[i] = divF(y[i], denom);
+  warpRotate<D, Info::kRounds>(y, TS::signs());
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    codes[lane * E + i] = uint8_t(nearestIndex<TS::kBits>(mid, y[i]));
+  syncWarp();
+  writePacked<D, TS::kBits, Info::kCodesAlign>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
+  if (lane == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
+             floatToF16Bits(n));
+  syncWarp(); // codes[] is reused by the next tensor
+}
+
 /* Element formats (none / fp8 / uniform) of y = R·x. */
 template <class Spec, bool IsKey>
 TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
@@ -96,6 +187,8 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
       w[(i / 4) % 4] |= floatToE4m3Bits(doubleToFloatRoundOdd(y[i]))
                         << (8 * (i % 4));
     storeChunk<E, Info::kCodesAlign>(codesRow + E * lane, w);
+  } else if constexpr (Info::kVllmStore) { // TQ_QUANT_UNIFORM, vLLM rules
+    storeUniformVllm<Spec, IsKey>(x, region, pos, codes);
   } else { // TQ_QUANT_UNIFORM
     constexpr int kTop = (1 << TS::kBits) - 1;
     double lo = y[0], hi = y[0];
@@ -236,8 +329,12 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
 template <class Spec, bool IsKey>
 TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / kWarpSize],
                            uint8_t *region, int pos, const double *book,
-                           uint8_t *codes, float *resid) {
-  if constexpr (TensorInfo<Spec, IsKey>::kQuant == TQ_QUANT_LLOYD_MAX)
+                           const float *vllmMid, uint8_t *codes,
+                           float *resid) {
+  using Info = TensorInfo<Spec, IsKey>;
+  if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX && Info::kVllmStore)
+    storeLloydMaxVllm<Spec, IsKey>(x, region, pos, vllmMid, codes);
+  else if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
     storeLloydMax<Spec, IsKey>(x, region, pos, book, codes, resid);
   else
     storeElements<Spec, IsKey>(x, region, pos, codes);
@@ -270,12 +367,24 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   TQ_SHARED double sValueBook[2 * VInfo::kLevels];
   TQ_SHARED uint8_t sCodes[NW][D];
   TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
-  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
-    if (warpIndex() == 0)
-      fillBook<KInfo>(sKeyBook, Spec::keyLevels());
-  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
-    if (warpIndex() == NW - 1)
-      fillBook<VInfo>(sValueBook, Spec::valueLevels());
+  TQ_SHARED float sKeyMid[KInfo::kVllmStore ? KInfo::kLevels : 1];
+  TQ_SHARED float sValueMid[VInfo::kVllmStore ? VInfo::kLevels : 1];
+  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
+    if (warpIndex() == 0) {
+      if constexpr (KInfo::kVllmStore)
+        fillVllmMidpoints<KInfo>(sKeyMid, Spec::keyLevels());
+      else
+        fillBook<KInfo>(sKeyBook, Spec::keyLevels());
+    }
+  }
+  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
+    if (warpIndex() == NW - 1) {
+      if constexpr (VInfo::kVllmStore)
+        fillVllmMidpoints<VInfo>(sValueMid, Spec::valueLevels());
+      else
+        fillBook<VInfo>(sValueBook, Spec::valueLevels());
+    }
+  }
   barrier();
 
   const int warp = warpIndex(), lane = laneIndex();
@@ -287,11 +396,11 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
                       int64_t(h) * Spec::kHeadStride;
     float x[E];
     loadRow<T, E>(keys + h * a.key_stride_head + lane * E, x);
-    storeTensor<Spec, true>(x, region, pos, sKeyBook, sCodes[warp],
+    storeTensor<Spec, true>(x, region, pos, sKeyBook, sKeyMid, sCodes[warp],
                             sResid[warp]);
     loadRow<T, E>(values + h * a.value_stride_head + lane * E, x);
-    storeTensor<Spec, false>(x, region, pos, sValueBook, sCodes[warp],
-                             sResid[warp]);
+    storeTensor<Spec, false>(x, region, pos, sValueBook, sValueMid,
+                             sCodes[warp], sResid[warp]);
   }
 }
 

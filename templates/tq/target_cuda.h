@@ -303,6 +303,11 @@ TQ_INLINE double sqrtRn(double x) {
 }
 TQ_INLINE float floorF(float x) { return floorf(x); }
 TQ_INLINE double floorD(double x) { return floor(x); }
+/* IEEE float32 division and square root (the vLLM layout's store math), and
+ * an approximate reciprocal square root (its decode's norm correction). */
+TQ_INLINE float divF(float a, float b) { return __fdiv_rn(a, b); }
+TQ_INLINE float sqrtF(float x) { return __fsqrt_rn(x); }
+TQ_INLINE float rsqrtFast(float x) { return rsqrtf(x); }
 
 /* ---------------------------------------------------------------------------
  * Cross-CTA hand-off (decode.h's split merge): a CTA writes its partial,

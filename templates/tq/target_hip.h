@@ -445,6 +445,11 @@ TQ_INLINE bool isNegInf(float x) { return floatToBits(x) == 0xff800000u; }
 TQ_INLINE double divRn(double a, double b) { return a / b; }
 TQ_INLINE double sqrtRn(double x) { return __builtin_elementwise_sqrt(x); }
 TQ_INLINE float floorF(float x) { return __builtin_floorf(x); }
+/* IEEE float32 division and square root (the vLLM layout's store math;
+ * clang's default for HIP), and the hardware reciprocal square root. */
+TQ_INLINE float divF(float a, float b) { return a / b; }
+TQ_INLINE float sqrtF(float x) { return __builtin_sqrtf(x); }
+TQ_INLINE float rsqrtFast(float x) { return __builtin_amdgcn_rsqf(x); }
 TQ_INLINE double floorD(double x) { return __builtin_floor(x); }
 
 /* ---------------------------------------------------------------------------

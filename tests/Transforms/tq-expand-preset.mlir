@@ -104,9 +104,19 @@ tq.spec "k3v4" {k_bits = 4 : i64, rotation_rounds = 2 : i64, seed = 7 : i64, qjl
 
 // -----
 
-// Overrides: uniform keys lose the rotation; the vLLM layout is recorded.
-// CHECK-LABEL: layout = "vllm"
+// Overrides: uniform keys lose the rotation.
+// CHECK-LABEL: preset = "k4v4"
 // CHECK: func.func @store
 // CHECK-NOT: tq.rotate
 // CHECK: tq.quantize #tq.quantizer<kind = uniform, bits = 8>
-tq.spec "k3v4" {k_quant = "uniform", k_bits = 8 : i64, layout = "vllm"}
+tq.spec "k4v4" {k_quant = "uniform", k_bits = 8 : i64}
+
+// -----
+
+// The vLLM layout is recorded and brings vLLM's numerics: the plain
+// Hadamard and vLLM's fp32 codebook.
+// CHECK-LABEL: layout = "vllm"
+// CHECK: func.func @store
+// CHECK: tq.rotate #tq.rotation<kind = plain_hadamard>
+// CHECK: tq.quantize #tq.quantizer<kind = lloyd_max, bits = 4, norm_correction = true, dist = vllm, levels = [-0.24138170480728149,
+tq.spec "turboquant_4bit_nc" {layout = "vllm"}

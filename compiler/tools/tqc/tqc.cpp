@@ -142,7 +142,7 @@ cl::opt<int> cbBits("bits", cl::init(3), cl::desc("bits per coordinate (1..8)"),
 cl::opt<std::string>
     cbDist("dist", cl::init("beta"),
            cl::desc("beta (exact coordinate density), gaussian (N(0, 1/D)), "
-                    "uniform (evenly spaced)"),
+                    "uniform (evenly spaced), vllm (vLLM's fp32 table)"),
            cl::sub(codebookCmd), cl::cat(codebookCategory));
 
 // `tqc autotune`: time candidate launch plans on the local GPU and write a
@@ -286,7 +286,12 @@ int printCodebook() {
   std::optional<tqc::CodebookDist> dist = tqc::parseCodebookDist(cbDist);
   if (!dist)
     return fail("unknown dist '" + cbDist +
-                "'; accepted: beta, gaussian, uniform");
+                "'; accepted: beta, gaussian, uniform, vllm");
+  if (*dist == tqc::CodebookDist::Vllm &&
+      !tqc::vllmCodebookExists(cbHeadDim, cbBits))
+    return fail("vLLM's codebook has no head_dim " + Twine(int(cbHeadDim)) +
+                ", " + Twine(int(cbBits)) +
+                " bits; accepted: head_dim 64, 128, 256 with 3 or 4 bits");
   std::shared_ptr<const tqc::Codebook> book =
       tqc::sharedCodebook(cbHeadDim, cbBits, *dist);
   outs() << "codebook: head_dim " << cbHeadDim << ", " << cbBits
@@ -446,6 +451,8 @@ bool applyTuningDb(mlir::MLIRContext &ctx, mlir::ModuleOp module,
     q.preset = *canonical;
   q.headDim = r.headDim;
   q.gqaRatio = r.numKVHeads ? r.numQHeads / r.numKVHeads : 0;
+  if (r.overrides.layout)
+    q.layout = *r.overrides.layout;
   q.gpu = tuningGpu;
   tqc::TuningLookup found = tqc::lookupTuningDb(path, q);
   if (!found.error.empty()) {
@@ -513,7 +520,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "tqc - the TurboQuant kernel compiler\n\n"
       "  tqc --arch sm_90 --preset k3v4 -o out/\n"
-      "  tqc codebook --head-dim 128 --bits 3 [--dist beta|gaussian|uniform]\n"
+      "  tqc codebook --head-dim 128 --bits 3 [--dist beta|gaussian|uniform|vllm]\n"
       "  tqc autotune --arch native --preset k3v4 --buckets 1,8,32,64 -o "
       "tune.json [--report DIR]\n");
 

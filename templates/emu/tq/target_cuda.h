@@ -129,8 +129,15 @@ inline float f16BitsToFloat(uint32_t b) { uint16_t x = b; _Float16 h; memcpy(&h,
 inline uint32_t floatToF16Bits(float f) { _Float16 h = (_Float16)f; uint16_t x; memcpy(&x, &h, 2); return x; }
 inline uint32_t doubleToF16Bits(double d) { _Float16 h = (_Float16)d; uint16_t x; memcpy(&x, &h, 2); return x; }
 inline float doubleToFloatRoundOdd(double d) { float f = (float)d; /* approx */ return f; }
-inline uint32_t floatToE4m3Bits(float) { abort(); }
 inline float e4m3BitsToFloat(uint32_t b) { uint32_t h = ((b & 0x80u) << 8) | ((b & 0x7fu) << 7); return f16BitsToFloat(h) * 256.0f; }
+// cvt.rn.satfinite.e4m3: nearest of the finite codes (ties to an even code), saturating at 448.
+inline uint32_t floatToE4m3Bits(float f) {
+  if (f != f) return 0x7f;
+  const uint32_t sign = signbit(f) ? 0x80u : 0u; const float a = fabsf(f);
+  uint32_t best = 0; float bestErr = INFINITY;
+  for (uint32_t c = 0; c <= 0x7e; ++c) { const float e = fabsf(e4m3BitsToFloat(c) - a); if (e < bestErr || (e == bestErr && !(c & 1))) { best = c; bestErr = e; } }
+  return sign | best;
+}
 inline float exp2Fast(float x) { return exp2f(x); }
 inline float rcpFast(float x) { return 1.0f / x; }
 inline float negInf() { return -INFINITY; }
@@ -138,6 +145,9 @@ inline bool isNegInf(float x) { return x == -INFINITY; }
 inline double divRn(double a, double b) { return a / b; }
 inline double sqrtRn(double x) { return sqrt(x); }
 inline float floorF(float x) { return floorf(x); }
+inline float divF(float a, float b) { return a / b; }
+inline float sqrtF(float x) { return sqrtf(x); }
+inline float rsqrtFast(float x) { return 1.0f / sqrtf(x); }
 inline double floorD(double x) { return floor(x); }
 
 constexpr bool kTargetHasWarpMma = true;

@@ -33,6 +33,7 @@ struct TunedPlan {
 /// What a compile asks the database for.
 struct TuningQuery {
   std::string arch, preset;
+  std::string layout = "native"; ///< entries without "layout" are native
   int headDim = 0, gqaRatio = 0;
   std::string gpu; ///< empty: the only GPU the database has for the arch
 };

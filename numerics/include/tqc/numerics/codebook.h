@@ -65,6 +65,10 @@ Codebook makeCodebook(int headDim, int bits, CodebookDist dist);
 std::shared_ptr<const Codebook> sharedCodebook(int headDim, int bits,
                                                CodebookDist dist);
 
+/// Whether CodebookDist::Vllm has a table for this head_dim and width
+/// (vLLM's MSE presets: D 64, 128, 256 with 3 or 4 bits).
+bool vllmCodebookExists(int headDim, int bits);
+
 /// Index of the cell containing y: the number of boundaries ≤ y (a value on a
 /// boundary goes to the upper cell, like searchsorted(right=True)).
 int nearestIndex(const Codebook &book, double y);

@@ -29,9 +29,12 @@
 //     FromStored (native layout): z, s = the fp16-rounded zero and scale, so
 //       each code is the nearest level of the grid the decoder uses (when
 //       scale16 rounds to 0, every code is 0 and v̂ = zero16);
-//     FromExact (vLLM layout): z, s before rounding, as vLLM's store does.
-//   All arithmetic is float64 (a GPU store computes in fp32 and can differ
-//   on exact ties).
+//     FromExact (vLLM layout): z, s before rounding, as vLLM's store does,
+//       and in float32 like it (s = (max − min)/(2^b − 1) and
+//       q = floor((v − z)/s + 0.5) each IEEE fp32): inputs on a coarse grid
+//       (bf16) put many coordinates exactly on a half step, where float64
+//       and float32 round apart.
+//   FromStored runs in float64 (the native GPU store does too).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TQC_NUMERICS_QUANTIZE_H

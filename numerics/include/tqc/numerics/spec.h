@@ -44,6 +44,7 @@ enum class CodebookDist {
   Beta,     ///< the exact density of a coordinate of a random unit vector
   Gaussian, ///< its N(0, 1/D) approximation (what vLLM / SGLang use)
   Uniform,  ///< evenly spaced levels (not optimal; for comparison)
+  Vllm,     ///< vLLM's fp32 Gaussian levels (--layout vllm; D 64/128/256, 3-4 bits)
 };
 
 /// Which byte layout the cache uses.
@@ -113,6 +114,14 @@ std::string acceptedPresets();
 std::optional<CacheSpec> presetSpec(const std::string &name, int headDim = 128,
                                     int numQHeads = 32, int numKVHeads = 8,
                                     int blockSize = 16);
+
+/// Sets the cache layout together with the numerics it implies. For
+/// LayoutKind::VLLM (FORMATS.md) that is vLLM's: codebook keys are rotated by
+/// the plain Hadamard and quantized with vLLM's fp32 levels
+/// (CodebookDist::Vllm); their norm is corrected at read and uniform codes
+/// come from the unrounded scale (HostCodec and the templates derive those
+/// two from the layout). validate() then checks the recipe is one vLLM has.
+void useLayout(CacheSpec &spec, LayoutKind layout);
 
 /// Checks that a spec can be compiled. Returns an empty string when it can,
 /// otherwise a one-line message naming the bad value and what is accepted.

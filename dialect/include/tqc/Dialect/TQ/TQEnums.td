@@ -26,7 +26,8 @@ def TQ_CodebookDist : I32EnumAttr<"CodebookDist",
     "the coordinate density a Lloyd-Max codebook is optimal for", [
     I32EnumAttrCase<"Beta", 0, "beta">,
     I32EnumAttrCase<"Gaussian", 1, "gaussian">,
-    I32EnumAttrCase<"Uniform", 2, "uniform">]> {
+    I32EnumAttrCase<"Uniform", 2, "uniform">,
+    I32EnumAttrCase<"Vllm", 3, "vllm">]> {
   let cppNamespace = "::mlir::tq";
   let genSpecializedAttr = 0;
 }
