@@ -191,7 +191,7 @@ def bench_tqc(tqrt, bundle_dir, B, L, reps, gen):
 
     plan.decode(qs[0], cache, tabs[0], seq_lens, out=outs[0], workspace=wss[0])
     torch.cuda.synchronize()
-    ok, cos, rel = check(outs[0], qs[0], kk, vv, info["spec"]["preset"])
+    ok, cos, rel = check(outs[0], qs[0], kk, vv, info["spec"]["preset"])  # vllm: same bounds
 
     def make(i):
         return lambda: plan.decode(qs[i], cache, tabs[i], seq_lens, out=outs[i],
@@ -204,7 +204,8 @@ def bench_tqc(tqrt, bundle_dir, B, L, reps, gen):
     torch.cuda.empty_cache()
     return dict(us=t, bytes=call_bytes, cache_bytes=cache_bytes_call, ok=ok,
                 cos=cos, rel=rel, replicas=R, splits=splits,
-                block_n=plan_desc["block_n"], preset=info["spec"]["preset"])
+                block_n=plan_desc["block_n"],
+                preset=info["spec"]["preset"] + ("-vllm" if info["layout"]["kind"] == "vllm" else ""))
 
 
 def main():
@@ -230,7 +231,7 @@ def main():
                                      text=True).stdout.strip())
     results = []
     print(f"# {env}")
-    hdr = f"{'preset':<6} {'B':>3} {'L':>6} {'us':>9} {'GB/s':>7} {'%4.6T':>6} {'SDPA us':>9} {'x SDPA':>7}  check"
+    hdr = f"{'preset':<10} {'B':>3} {'L':>6} {'us':>9} {'GB/s':>7} {'%4.6T':>6} {'SDPA us':>9} {'x SDPA':>7}  check"
     print(hdr)
     for B in args.batch:
         for L in args.context:
@@ -238,13 +239,13 @@ def main():
             (sdpa_us, backend), sdpa_bytes = bench_sdpa(B, L, first["num_q_heads"],
                                                       first["num_kv_heads"], first["head_dim"],
                                                       args.reps)
-            print(f"{'sdpa':<6} {B:>3} {L:>6} {sdpa_us:>9.1f} {sdpa_bytes / sdpa_us / 1e3:>7.0f} "
+            print(f"{'sdpa':<10} {B:>3} {L:>6} {sdpa_us:>9.1f} {sdpa_bytes / sdpa_us / 1e3:>7.0f} "
                   f"{sdpa_bytes / sdpa_us * 1e6 / PEAK:>6.1%} {'':>9} {'':>7}  {backend}")
             for bd in args.bundles:
                 r = bench_tqc(tqrt, bd, B, L, args.reps, gen)
                 gbs = r["bytes"] / r["us"] / 1e3
                 speed = sdpa_us / r["us"]
-                print(f"{r['preset']:<6} {B:>3} {L:>6} {r['us']:>9.1f} {gbs:>7.0f} "
+                print(f"{r['preset']:<10} {B:>3} {L:>6} {r['us']:>9.1f} {gbs:>7.0f} "
                       f"{gbs * 1e9 / PEAK:>6.1%} {sdpa_us:>9.1f} {speed:>6.2f}x  "
                       f"{'ok' if r['ok'] else 'FAIL'} cos {r['cos']:.4f} rel {r['rel']:.3f}"
                       f"  (splits {r['splits']})")

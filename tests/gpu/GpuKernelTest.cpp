@@ -65,10 +65,12 @@ struct Geometry {
   int headDim = 128;
   int gqa = 4;
   int splits = 8;
+  bool vllm = false; // --layout vllm (FORMATS.md's slots and numerics)
 
   std::string bundleName() const {
-    return preset + (qjl ? "_qjl" : "") + "-d" + std::to_string(headDim) +
-           "-g" + std::to_string(gqa) + "-s" + std::to_string(splits);
+    return preset + (qjl ? "_qjl" : "") + (vllm ? "-vllm" : "") + "-d" +
+           std::to_string(headDim) + "-g" + std::to_string(gqa) + "-s" +
+           std::to_string(splits);
   }
   tqc::CacheSpec spec() const {
     tqc::CacheSpec s = *tqc::presetSpec(preset, headDim, gqa * kNumKVHeads,
@@ -77,6 +79,8 @@ struct Geometry {
       s.key.quant.qjl = true;
       s.key.quant.qjlSeed = tqc::kQjlSeed;
     }
+    if (vllm)
+      tqc::useLayout(s, tqc::LayoutKind::VLLM);
     return s;
   }
 };
@@ -422,6 +426,8 @@ TEST_P(DecodeBuckets, EveryBucketsPlanMatchesTheReference) {
 
 const char *const kPresets[] = {"k8v4", "k4v4", "k3v4", "k3v3",
                                 "k4v2", "k2v2", "bf16"};
+/// The presets the vLLM layout holds (FORMATS.md).
+const char *const kVllmPresets[] = {"k8v4", "k4v4", "k3v4", "k3v3"};
 
 std::vector<Geometry> storeGeometries() {
   std::vector<Geometry> out;
@@ -429,6 +435,8 @@ std::vector<Geometry> storeGeometries() {
     for (const char *p : kPresets)
       out.push_back({p, false, d, 4, 8});
     out.push_back({"k3v4", true, d, 4, 8});
+    for (const char *p : kVllmPresets)
+      out.push_back({p, false, d, 4, 8, true});
   }
   return out;
 }
@@ -441,6 +449,9 @@ std::vector<Geometry> decodeGeometries() {
         out.push_back({p, false, d, g, 8});
       out.push_back({"k3v4", true, d, g, 8});
     }
+  for (int d : {64, 128, 256})
+    for (const char *p : kVllmPresets)
+      out.push_back({p, false, d, 4, 8, true});
   // One split: decode writes the output itself (no combine kernel).
   for (const char *p : {"k3v4", "k4v2"})
     out.push_back({p, false, 128, 4, 1});

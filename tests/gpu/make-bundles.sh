@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the bundles the GPU tier loads: every preset (and k3v4 with QJL keys)
 # x head_dim {64, 128, 256} x GQA {1, 4, 8} with 8 KV splits, plus one-split
-# k3v4 and k4v2 and two bundles with the per-bucket plans, for 2 KV heads and
-# 16-token pages, one directory each
-# (<preset>[_qjl]-d<D>-g<G>-s<splits>). The list matches GpuKernelTest.cpp.
+# k3v4 and k4v2, two bundles with the per-bucket plans, and the vLLM layout's
+# four presets x head_dim (GQA 4), for 2 KV heads and 16-token pages, one
+# directory each (<preset>[_qjl][-vllm]-d<D>-g<G>-s<splits>). The list matches GpuKernelTest.cpp.
 #   tests/gpu/make-bundles.sh <tqc> <out-dir> [arch]
 # JOBS=N compiles N bundles at a time (default 1; each tqc is one thread).
 set -euo pipefail
@@ -13,11 +13,11 @@ arch=${3:-sm_90}
 mkdir -p "$out"
 jobs=${JOBS:-1}
 pids=()
-build() { # preset qjl d g splits
-  local name="$1$([ "$2" = 1 ] && echo _qjl)-d$3-g$4-s$5"
+build() { # preset qjl d g splits [vllm]
+  local name="$1$([ "$2" = 1 ] && echo _qjl)${6:+-vllm}-d$3-g$4-s$5"
   "$tqc" --arch "$arch" --preset "$1" $([ "$2" = 1 ] && echo --qjl) \
     --head-dim "$3" --num-kv-heads 2 --num-q-heads $((2 * $4)) \
-    --block-size 16 --splits "$5" -o "$out/$name" > /dev/null &
+    --block-size 16 --splits "$5" ${6:+--layout vllm} -o "$out/$name" > /dev/null &
   pids+=($!)
   if ((${#pids[@]} >= jobs)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 }
@@ -29,6 +29,10 @@ for d in 64 128 256; do
     done
     build k3v4 1 "$d" "$g" 8; n=$((n + 1))
   done
+done
+# The vLLM layout (FORMATS.md) for its four presets.
+for d in 64 128 256; do
+  for p in k8v4 k4v4 k3v4 k3v3; do build "$p" 0 "$d" 4 8 vllm; n=$((n + 1)); done
 done
 build k3v4 0 128 4 1; build k4v2 0 128 4 1; n=$((n + 2))
 # The built-in per-bucket plans (--splits 0: 32 splits for one sequence

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""End-to-end demo: a Llama-architecture model (random weights, nothing
+downloaded) generates tokens with its attention KV cache in a tqc bundle's
+compressed cache (default k3v4) and, in the same process, in a plain bf16
+cache, through tqc's Python binding.
+
+Both runs share one decode loop built from the transformers model's own
+modules (embedding, RMSNorm, q/k/v/o projections, RoPE, MLP, lm_head); only
+the attention differs:
+  bf16  the step's K/V appended to bf16 tensors [B, kv_heads, L, D], then
+        torch's scaled_dot_product_attention (GQA through enable_gqa);
+  tqc   the step's K/V stored by the bundle's store kernel into the paged
+        compressed cache (shuffled block tables), then its decode kernel.
+The prompt is prefilled once by the transformers model (bf16 attention over
+the raw K/V, as vLLM does for a first chunk); its K/V go into both caches.
+Before anything is compared, the loop's bf16 path is checked against the
+transformers model's own forward for one step.
+
+The bf16 run generates greedily; the tqc run is teacher-forced on the bf16
+run's tokens, so that at every step both produce logits for the same
+context. Reported: KV-cache bytes of both, the decode step time (whole model,
+eager, median over the steps), the attention's share (all layers' attention
+of one step at the final length, as CUDA-graph replays), and how the tqc
+logits agree with the bf16 ones (top-1 agreement, cosine, KL, max |delta|),
+plus the tqc run's own greedy continuation (its first divergence from bf16).
+
+  python3 bench/e2e_demo.py --bundle out/k3v4-sm_90 --tqrt build/runtime \\
+      --json bench/results/e2e.json
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def parse():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundle", required=True, help="tqc bundle directory")
+    ap.add_argument("--tqrt", default=None, help="directory of tqrt.py and libtqrt.so")
+    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--hidden", type=int, default=0,
+                    help="hidden size (default: num_q_heads * head_dim of the bundle)")
+    ap.add_argument("--intermediate", type=int, default=11008)
+    ap.add_argument("--vocab", type=int, default=32000)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--prompt", type=int, default=8192)
+    ap.add_argument("--new", type=int, default=256, help="tokens to generate")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", default=None)
+    return ap.parse_args()
+
+
+class Model:
+    """The decode step of a transformers LlamaForCausalLM, module by module,
+    with a pluggable attention (q [B, Hq, D] -> out [B, Hq, D])."""
+
+    def __init__(self, hf):
+        from transformers.models.llama import modeling_llama as ml
+        self.hf = hf
+        self.apply_rope = ml.apply_rotary_pos_emb
+        c = hf.config
+        self.hq, self.hkv = c.num_attention_heads, c.num_key_value_heads
+        self.d = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+
+    @torch.no_grad()
+    def step(self, tokens, pos, attention):
+        """tokens [B] at position pos (same for every row); attention(layer,
+        q, k, v) with q [B, Hq, D], k/v [B, Hkv, D]. Returns fp32 logits [B, V]."""
+        m = self.hf.model
+        B = tokens.shape[0]
+        h = m.embed_tokens(tokens[:, None])
+        position_ids = torch.full((B, 1), pos, device=tokens.device, dtype=torch.long)
+        cos, sin = m.rotary_emb(h, position_ids)
+        for i, layer in enumerate(m.layers):
+            a = layer.self_attn
+            x = layer.input_layernorm(h)
+            q = a.q_proj(x).view(B, 1, self.hq, self.d).transpose(1, 2)
+            k = a.k_proj(x).view(B, 1, self.hkv, self.d).transpose(1, 2)
+            v = a.v_proj(x).view(B, 1, self.hkv, self.d).transpose(1, 2)
+            q, k = self.apply_rope(q, k, cos, sin)
+            o = attention(i, q[:, :, 0].contiguous(), k[:, :, 0].contiguous(),
+                          v[:, :, 0].contiguous())
+            h = h + a.o_proj(o.reshape(B, 1, self.hq * self.d))
+            h = h + layer.mlp(layer.post_attention_layernorm(h))
+        return self.hf.lm_head(m.norm(h))[:, -1].float()
+
+
+class Bf16Cache:
+    def __init__(self, layers, B, hkv, lmax, d, prompt_kv):
+        self.k = [torch.zeros(B, hkv, lmax, d, device="cuda", dtype=torch.bfloat16)
+                  for _ in range(layers)]
+        self.v = [torch.zeros_like(x) for x in self.k]
+        P = prompt_kv[0][0].shape[2]
+        for i, (k, v) in enumerate(prompt_kv):
+            self.k[i][:, :, :P] = k
+            self.v[i][:, :, :P] = v
+        self.len = P
+
+    def attention(self, i, q, k, v):
+        L = self.len
+        self.k[i][:, :, L] = k
+        self.v[i][:, :, L] = v
+        o = F.scaled_dot_product_attention(q[:, :, None], self.k[i][:, :, :L + 1],
+                                           self.v[i][:, :, :L + 1], enable_gqa=True)
+        return o[:, :, 0]
+
+
+class TqcCache:
+    """One paged compressed cache per layer, pages shuffled across sequences."""
+
+    def __init__(self, tqrt, bundle_dir, layers, B, lmax, prompt_kv, seed):
+        self.bundle = tqrt.Bundle.from_dir(bundle_dir)
+        bs = self.bundle.block_size
+        self.blocks_per_seq = math.ceil(lmax / bs)
+        num_blocks = B * self.blocks_per_seq
+        g = torch.Generator().manual_seed(seed)
+        perm = torch.randperm(num_blocks, generator=g).to(torch.int32)
+        self.block_tables = perm.view(B, self.blocks_per_seq).cuda()
+        self.caches = [self.bundle.allocate_cache(num_blocks) for _ in range(layers)]
+        self.cache_bytes = sum(c.numel() for c in self.caches)
+        self.B, self.bs = B, bs
+        # The prompt's K/V, in chunks of whole sequences.
+        P = prompt_kv[0][0].shape[2]
+        chunk_rows = max(1, 16384 // P)
+        store_plan = self.bundle.plan(max_batch=1, max_tokens=chunk_rows * P)
+        for b0 in range(0, B, chunk_rows):
+            rows = range(b0, min(B, b0 + chunk_rows))
+            slots = torch.cat([self.slots(b, torch.arange(P, device="cuda")) for b in rows])
+            for i, (k, v) in enumerate(prompt_kv):
+                kt = k[rows.start:rows.stop].permute(0, 2, 1, 3).reshape(-1, k.shape[1], k.shape[3])
+                vt = v[rows.start:rows.stop].permute(0, 2, 1, 3).reshape(-1, v.shape[1], v.shape[3])
+                store_plan.store(kt.contiguous(), vt.contiguous(), self.caches[i], slots)
+        torch.cuda.synchronize()
+        self.plan = self.bundle.plan(max_batch=B, max_tokens=B)
+        self.workspace = self.plan.allocate_workspace()
+        self.len = P
+        self.seq_lens = torch.full((B,), P, device="cuda", dtype=torch.int32)
+        self.step_slots = None
+
+    def slots(self, b, t):
+        return (self.block_tables[b, t // self.bs].long() * self.bs + t % self.bs)
+
+    def begin_step(self):
+        """Slots of token `len` of every row, and the lengths after it."""
+        t = torch.full((self.B,), self.len, device="cuda", dtype=torch.long)
+        rows = torch.arange(self.B, device="cuda")
+        self.step_slots = (self.block_tables[rows, t // self.bs].long() * self.bs + t % self.bs)
+        self.seq_lens.fill_(self.len + 1)
+
+    def attention(self, i, q, k, v):
+        self.plan.store(k, v, self.caches[i], self.step_slots)
+        return self.plan.decode(q, self.caches[i], self.block_tables, self.seq_lens,
+                                workspace=self.workspace)
+
+
+def graph_us(fn, reps=30):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    for _ in range(3):
+        g.replay()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(reps):
+        start.record()
+        g.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    args = parse()
+    if args.tqrt:
+        sys.path.insert(0, args.tqrt)
+    import tqrt
+    import transformers
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    probe = tqrt.Bundle.from_dir(args.bundle)
+    hq, hkv, d = probe.num_q_heads, probe.num_kv_heads, probe.head_dim
+    hidden = args.hidden or hq * d
+    B, P, N = args.batch, args.prompt, args.new
+    lmax = P + N + 1
+    torch.manual_seed(args.seed)
+    config = LlamaConfig(vocab_size=args.vocab, hidden_size=hidden,
+                         intermediate_size=args.intermediate,
+                         num_hidden_layers=args.layers, num_attention_heads=hq,
+                         num_key_value_heads=hkv, head_dim=d,
+                         max_position_embeddings=lmax + 16, torch_dtype=torch.bfloat16)
+    config._attn_implementation = "sdpa"
+    hf = LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
+    model = Model(hf)
+    params = sum(p.numel() for p in hf.parameters())
+    print(f"model: Llama architecture, random weights, {args.layers} layers, hidden {hidden}, "
+          f"{hq}/{hkv} heads x {d}, {params / 1e9:.2f} B parameters; transformers "
+          f"{transformers.__version__}, torch {torch.__version__}")
+    print(f"bundle: {args.bundle} (preset {probe.preset}, {probe.layout['kind']} layout, "
+          f"{probe.layout['bytes_per_token_head']} B per token-head)")
+    print(f"batch {B}, prompt {P} tokens, {N} new tokens")
+
+    # Prefill with the transformers model; its K/V (after RoPE) seed both caches.
+    prompt = torch.randint(0, args.vocab, (B, P), device="cuda")
+    with torch.no_grad():
+        try:
+            out = hf(prompt, use_cache=True, logits_to_keep=1)
+        except TypeError:  # transformers before logits_to_keep
+            out = hf(prompt, use_cache=True)
+    pkv = out.past_key_values
+    if hasattr(pkv, "layers"):            # transformers >= 4.56: Cache.layers
+        prompt_kv = [(l.keys, l.values) for l in pkv.layers]
+    elif hasattr(pkv, "key_cache"):
+        prompt_kv = list(zip(pkv.key_cache, pkv.value_cache))
+    else:
+        prompt_kv = [tuple(x) for x in pkv]
+    first = out.logits[:, -1].float().argmax(-1)
+    del out
+    bf16 = Bf16Cache(args.layers, B, hkv, lmax, d, prompt_kv)
+    tq = TqcCache(tqrt, args.bundle, args.layers, B, lmax, prompt_kv, args.seed)
+
+    # The loop's bf16 path against the transformers forward, one step.
+    ours = model.step(first, P, bf16.attention)
+    with torch.no_grad():
+        theirs = hf(first[:, None], past_key_values=pkv, use_cache=True,
+                    position_ids=torch.full((B, 1), P, device="cuda")).logits[:, -1].float()
+    check = (ours - theirs).abs().max().item() / theirs.abs().max().item()
+    print(f"check: the loop's bf16 step vs transformers' forward: max |delta| / max |logit| = {check:.2e}")
+    if check > 2e-2:
+        sys.exit("the decode loop does not reproduce the transformers model")
+    del pkv, prompt_kv
+    torch.cuda.empty_cache()
+
+    # bf16 greedy run (its first step is the check's, replayed for timing).
+    def timed(fn):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        r = fn()
+        end.record()
+        end.synchronize()
+        return r, start.elapsed_time(end)
+
+    tokens, bf16_logits, bf16_ms = [first], [], []
+    for s in range(N):
+        bf16.len = P + s
+        logits, ms = timed(lambda: model.step(tokens[-1], P + s, bf16.attention))
+        bf16_logits.append(logits)
+        bf16_ms.append(ms)
+        tokens.append(logits.argmax(-1))
+    bf16.len = P + N
+
+    # tqc, teacher-forced on the bf16 tokens.
+    agree, cos, kl, maxd, tq_ms = [], [], [], [], []
+    for s in range(N):
+        tq.len = P + s
+        tq.begin_step()
+        logits, ms = timed(lambda: model.step(tokens[s], P + s, tq.attention))
+        tq_ms.append(ms)
+        ref = bf16_logits[s]
+        agree.append((logits.argmax(-1) == ref.argmax(-1)).float().mean().item())
+        cos.append(F.cosine_similarity(logits, ref, dim=-1).min().item())
+        kl.append(F.kl_div(F.log_softmax(logits, -1), F.log_softmax(ref, -1),
+                           log_target=True, reduction="none").sum(-1).mean().item())
+        maxd.append(((logits - ref).abs().max() / ref.abs().max()).item())
+    # tqc free-running (greedy on its own logits): where it first leaves bf16.
+    free = [first]
+    for s in range(N):
+        tq.len = P + s
+        tq.begin_step()
+        free.append(model.step(free[-1], P + s, tq.attention).argmax(-1))
+    same = torch.stack(free[1:]) == torch.stack(tokens[1:])   # [N, B]
+    first_div = [(int((~same[:, b]).nonzero()[0]) if (~same[:, b]).any() else N) for b in range(B)]
+
+    # Attention of all layers at the final length, as one graph each.
+    tq.len = P + N - 1
+    tq.begin_step()
+    bf16.len = P + N - 1
+    qs = torch.randn(B, hq, d, device="cuda", dtype=torch.bfloat16)
+    ks = torch.randn(B, hkv, d, device="cuda", dtype=torch.bfloat16)
+    att_bf16 = graph_us(lambda: [bf16.attention(i, qs, ks, ks) for i in range(args.layers)])
+    att_tqc = graph_us(lambda: [tq.attention(i, qs, ks, ks) for i in range(args.layers)])
+
+    L = P + N
+    kv_bf16 = args.layers * B * L * hkv * d * 2 * 2
+    kv_tqc_used = args.layers * B * L * hkv * probe.layout["bytes_per_token_head"]
+    r = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                 text=True).stdout.strip() or os.environ.get("TQC_COMMIT", "?"),
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__, "transformers": transformers.__version__,
+        "model": dict(layers=args.layers, hidden=hidden, intermediate=args.intermediate,
+                      heads=hq, kv_heads=hkv, head_dim=d, vocab=args.vocab,
+                      params=params, weights="random (seed %d)" % args.seed),
+        "bundle": dict(path=args.bundle, preset=probe.preset, layout=probe.layout["kind"],
+                       plan_source=probe.plan_source),
+        "batch": B, "prompt": P, "new_tokens": N,
+        "loop_check_rel_max_delta": check,
+        "kv_bytes": dict(bf16=kv_bf16, tqc=kv_tqc_used, ratio=kv_bf16 / kv_tqc_used,
+                         tqc_allocated=tq.cache_bytes),
+        "step_ms_median": dict(bf16=statistics.median(bf16_ms), tqc=statistics.median(tq_ms)),
+        "attention_us_per_step_graph": dict(bf16=att_bf16, tqc=att_tqc,
+                                            speedup=att_bf16 / att_tqc),
+        "logits_vs_bf16": dict(top1_agreement=statistics.mean(agree),
+                               min_cosine=min(cos), mean_kl=statistics.mean(kl),
+                               max_rel_delta=max(maxd)),
+        "free_running_first_divergence": first_div,
+    }
+    print(f"KV cache at {L} tokens: bf16 {kv_bf16 / 2**20:.1f} MiB, tqc {kv_tqc_used / 2**20:.1f} MiB "
+          f"({r['kv_bytes']['ratio']:.2f}x smaller)")
+    print(f"decode step (whole model, eager, median of {N}): bf16 {r['step_ms_median']['bf16']:.3f} ms, "
+          f"tqc {r['step_ms_median']['tqc']:.3f} ms")
+    print(f"attention of one step, all {args.layers} layers (CUDA graph, length {L}): "
+          f"bf16 SDPA {att_bf16:.1f} us, tqc store+decode {att_tqc:.1f} us ({att_bf16 / att_tqc:.2f}x)")
+    print(f"logits vs bf16 (teacher-forced, {N} steps x {B} rows): top-1 agreement "
+          f"{r['logits_vs_bf16']['top1_agreement']:.4f}, min cosine {min(cos):.5f}, "
+          f"mean KL {r['logits_vs_bf16']['mean_kl']:.2e}, max |delta|/max|logit| {max(maxd):.3e}")
+    print(f"free-running tqc greedy: first token that differs from bf16, per row: {first_div}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(r, f, indent=1)
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
