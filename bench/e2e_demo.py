@@ -24,7 +24,7 @@ of one step at the final length, as CUDA-graph replays), and how the tqc
 logits agree with the bf16 ones (top-1 agreement, cosine, KL, max |delta|),
 plus the tqc run's own greedy continuation (its first divergence from bf16).
 
-  python3 bench/e2e_demo.py --bundle out/k3v4-sm_90 --tqrt build/runtime \\
+  python3 bench/e2e_demo.py --bundles out/k3v4 out/bf16 --tqrt build/runtime \\
       --json bench/results/e2e.json
 """
 import argparse
@@ -43,7 +43,9 @@ import torch.nn.functional as F
 
 def parse():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bundle", required=True, help="tqc bundle directory")
+    ap.add_argument("--bundles", nargs="+", required=True,
+                    help="tqc bundle directories (same heads and head_dim); a bf16-preset "
+                         "bundle is the control: its logits must equal the bf16 run's")
     ap.add_argument("--tqrt", default=None, help="directory of tqrt.py and libtqrt.so")
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--hidden", type=int, default=0,
@@ -185,6 +187,83 @@ def graph_us(fn, reps=30):
     return statistics.median(times)
 
 
+def flash_attention():
+    """The bf16 run's eager SDPA backend: flash (or memory-efficient), which
+    take any length without per-shape setup (cuDNN builds a plan per new
+    length, which would time plan building, not attention)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION])
+
+
+def best_sdpa_graph_us(fn):
+    """CUDA-graph time of fn with the fastest SDPA backend (as decode_bench)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    best = None
+    for backend in (SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION,
+                    SDPBackend.EFFICIENT_ATTENTION):
+        try:
+            with sdpa_kernel([backend]):
+                t = graph_us(fn)
+        except RuntimeError:
+            continue
+        if best is None or t < best[0]:
+            best = (t, str(backend).split(".")[-1])
+    return best
+
+
+def timed(fn):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    r = fn()
+    end.record()
+    end.synchronize()
+    return r, start.elapsed_time(end)
+
+
+def run_bundle(tqrt, path, args, model, prompt_kv, first, tokens, bf16_logits, P, N, lmax):
+    """Teacher-forced and free-running generation through one bundle."""
+    B = args.batch
+    tq = TqcCache(tqrt, path, args.layers, B, lmax, prompt_kv, args.seed)
+    b = tq.bundle
+    agree, cos, kl, maxd, tq_ms = [], [], [], [], []
+    for s in range(N):
+        tq.len = P + s
+        tq.begin_step()
+        logits, ms = timed(lambda: model.step(tokens[s], P + s, tq.attention))
+        tq_ms.append(ms)
+        ref = bf16_logits[s]
+        agree.append((logits.argmax(-1) == ref.argmax(-1)).float().mean().item())
+        cos.append(F.cosine_similarity(logits, ref, dim=-1).min().item())
+        kl.append(F.kl_div(F.log_softmax(logits, -1), F.log_softmax(ref, -1),
+                           log_target=True, reduction="none").sum(-1).mean().item())
+        maxd.append(((logits - ref).abs().max() / ref.abs().max()).item())
+    free = [first]
+    for s in range(N):
+        tq.len = P + s
+        tq.begin_step()
+        free.append(model.step(free[-1], P + s, tq.attention).argmax(-1))
+    same = torch.stack(free[1:]) == torch.stack(tokens[1:])   # [N, B]
+    first_div = [(int((~same[:, r]).nonzero()[0]) if (~same[:, r]).any() else N)
+                 for r in range(B)]
+    tq.len = P + N - 1
+    tq.begin_step()
+    hq, hkv, d = b.num_q_heads, b.num_kv_heads, b.head_dim
+    qs = torch.randn(B, hq, d, device="cuda", dtype=torch.bfloat16)
+    ks = torch.randn(B, hkv, d, device="cuda", dtype=torch.bfloat16)
+    att = graph_us(lambda: [tq.attention(i, qs, ks, ks) for i in range(args.layers)])
+    L = P + N
+    r = dict(path=path, preset=b.preset, layout=b.layout["kind"], plan_source=b.plan_source,
+             kv_bytes=args.layers * B * L * hkv * b.layout["bytes_per_token_head"],
+             kv_bytes_allocated=tq.cache_bytes,
+             step_ms_median=statistics.median(tq_ms), attention_us_graph=att,
+             top1_agreement=statistics.mean(agree), min_cosine=min(cos),
+             mean_kl=statistics.mean(kl), max_rel_delta=max(maxd),
+             free_running_first_divergence=first_div)
+    del tq
+    torch.cuda.empty_cache()
+    return r
+
+
 def main():
     args = parse()
     if args.tqrt:
@@ -193,8 +272,12 @@ def main():
     import transformers
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    probe = tqrt.Bundle.from_dir(args.bundle)
+    probe = tqrt.Bundle.from_dir(args.bundles[0])
     hq, hkv, d = probe.num_q_heads, probe.num_kv_heads, probe.head_dim
+    for path in args.bundles[1:]:
+        o = tqrt.Bundle.from_dir(path)
+        if (o.num_q_heads, o.num_kv_heads, o.head_dim) != (hq, hkv, d):
+            sys.exit(f"{path}: heads/head_dim differ from {args.bundles[0]}")
     hidden = args.hidden or hq * d
     B, P, N = args.batch, args.prompt, args.new
     lmax = P + N + 1
@@ -203,19 +286,17 @@ def main():
                          intermediate_size=args.intermediate,
                          num_hidden_layers=args.layers, num_attention_heads=hq,
                          num_key_value_heads=hkv, head_dim=d,
-                         max_position_embeddings=lmax + 16, torch_dtype=torch.bfloat16)
+                         max_position_embeddings=lmax + 16)
     config._attn_implementation = "sdpa"
     hf = LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
     model = Model(hf)
     params = sum(p.numel() for p in hf.parameters())
-    print(f"model: Llama architecture, random weights, {args.layers} layers, hidden {hidden}, "
-          f"{hq}/{hkv} heads x {d}, {params / 1e9:.2f} B parameters; transformers "
-          f"{transformers.__version__}, torch {torch.__version__}")
-    print(f"bundle: {args.bundle} (preset {probe.preset}, {probe.layout['kind']} layout, "
-          f"{probe.layout['bytes_per_token_head']} B per token-head)")
-    print(f"batch {B}, prompt {P} tokens, {N} new tokens")
+    print(f"model: Llama architecture, random weights (seed {args.seed}), {args.layers} layers, "
+          f"hidden {hidden}, {hq}/{hkv} heads x {d}, {params / 1e9:.2f} B parameters; "
+          f"transformers {transformers.__version__}, torch {torch.__version__}")
+    print(f"batch {B}, prompt {P} tokens, {N} new tokens; bundles: {' '.join(args.bundles)}")
 
-    # Prefill with the transformers model; its K/V (after RoPE) seed both caches.
+    # Prefill with the transformers model; its K/V (after RoPE) seed every cache.
     prompt = torch.randint(0, args.vocab, (B, P), device="cuda")
     with torch.no_grad():
         try:
@@ -232,10 +313,10 @@ def main():
     first = out.logits[:, -1].float().argmax(-1)
     del out
     bf16 = Bf16Cache(args.layers, B, hkv, lmax, d, prompt_kv)
-    tq = TqcCache(tqrt, args.bundle, args.layers, B, lmax, prompt_kv, args.seed)
 
     # The loop's bf16 path against the transformers forward, one step.
-    ours = model.step(first, P, bf16.attention)
+    with flash_attention():
+        ours = model.step(first, P, bf16.attention)
     with torch.no_grad():
         theirs = hf(first[:, None], past_key_values=pkv, use_cache=True,
                     position_ids=torch.full((B, 1), P, device="cuda")).logits[:, -1].float()
@@ -243,62 +324,46 @@ def main():
     print(f"check: the loop's bf16 step vs transformers' forward: max |delta| / max |logit| = {check:.2e}")
     if check > 2e-2:
         sys.exit("the decode loop does not reproduce the transformers model")
-    del pkv, prompt_kv
+    del pkv
     torch.cuda.empty_cache()
 
-    # bf16 greedy run (its first step is the check's, replayed for timing).
-    def timed(fn):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        r = fn()
-        end.record()
-        end.synchronize()
-        return r, start.elapsed_time(end)
-
-    tokens, bf16_logits, bf16_ms = [first], [], []
-    for s in range(N):
-        bf16.len = P + s
-        logits, ms = timed(lambda: model.step(tokens[-1], P + s, bf16.attention))
-        bf16_logits.append(logits)
-        bf16_ms.append(ms)
-        tokens.append(logits.argmax(-1))
-    bf16.len = P + N
-
-    # tqc, teacher-forced on the bf16 tokens.
-    agree, cos, kl, maxd, tq_ms = [], [], [], [], []
-    for s in range(N):
-        tq.len = P + s
-        tq.begin_step()
-        logits, ms = timed(lambda: model.step(tokens[s], P + s, tq.attention))
-        tq_ms.append(ms)
-        ref = bf16_logits[s]
-        agree.append((logits.argmax(-1) == ref.argmax(-1)).float().mean().item())
-        cos.append(F.cosine_similarity(logits, ref, dim=-1).min().item())
-        kl.append(F.kl_div(F.log_softmax(logits, -1), F.log_softmax(ref, -1),
-                           log_target=True, reduction="none").sum(-1).mean().item())
-        maxd.append(((logits - ref).abs().max() / ref.abs().max()).item())
-    # tqc free-running (greedy on its own logits): where it first leaves bf16.
-    free = [first]
-    for s in range(N):
-        tq.len = P + s
-        tq.begin_step()
-        free.append(model.step(free[-1], P + s, tq.attention).argmax(-1))
-    same = torch.stack(free[1:]) == torch.stack(tokens[1:])   # [N, B]
-    first_div = [(int((~same[:, b]).nonzero()[0]) if (~same[:, b]).any() else N) for b in range(B)]
-
-    # Attention of all layers at the final length, as one graph each.
-    tq.len = P + N - 1
-    tq.begin_step()
+    # bf16: greedy.
+    tokens, bf16_logits, bf16_ms, margins = [first], [], [], []
+    with flash_attention():
+        for s in range(N):
+            bf16.len = P + s
+            logits, ms = timed(lambda: model.step(tokens[-1], P + s, bf16.attention))
+            bf16_logits.append(logits)
+            bf16_ms.append(ms)
+            top2 = logits.topk(2, dim=-1).values
+            margins.append(((top2[:, 0] - top2[:, 1]) / logits.std(-1)).median().item())
+            tokens.append(logits.argmax(-1))
     bf16.len = P + N - 1
     qs = torch.randn(B, hq, d, device="cuda", dtype=torch.bfloat16)
     ks = torch.randn(B, hkv, d, device="cuda", dtype=torch.bfloat16)
-    att_bf16 = graph_us(lambda: [bf16.attention(i, qs, ks, ks) for i in range(args.layers)])
-    att_tqc = graph_us(lambda: [tq.attention(i, qs, ks, ks) for i in range(args.layers)])
+    att_bf16, backend = best_sdpa_graph_us(
+        lambda: [bf16.attention(i, qs, ks, ks) for i in range(args.layers)])
+    del bf16
+    torch.cuda.empty_cache()
 
     L = P + N
     kv_bf16 = args.layers * B * L * hkv * d * 2 * 2
-    kv_tqc_used = args.layers * B * L * hkv * probe.layout["bytes_per_token_head"]
-    r = {
+    results = [run_bundle(tqrt, path, args, model, prompt_kv, first, tokens, bf16_logits,
+                          P, N, lmax) for path in args.bundles]
+
+    print(f"\nbf16 run: KV cache {kv_bf16 / 2**20:.1f} MiB at {L} tokens; decode step (whole model, "
+          f"eager, median) {statistics.median(bf16_ms):.3f} ms; attention of one step, all "
+          f"{args.layers} layers (CUDA graph) {att_bf16:.1f} us ({backend}); median top-1 margin "
+          f"{statistics.median(margins):.3f} logit std")
+    print(f"{'bundle':<22} {'KV MiB':>8} {'x smaller':>9} {'step ms':>8} {'attn us':>8} "
+          f"{'x bf16':>7} {'top-1':>7} {'min cos':>8} {'mean KL':>9}  first divergence (per row)")
+    for r in results:
+        name = f"{r['preset']} ({r['layout']})"
+        print(f"{name:<22} {r['kv_bytes'] / 2**20:>8.1f} {kv_bf16 / r['kv_bytes']:>9.2f} "
+              f"{r['step_ms_median']:>8.3f} {r['attention_us_graph']:>8.1f} "
+              f"{att_bf16 / r['attention_us_graph']:>7.2f} {r['top1_agreement']:>7.4f} "
+              f"{r['min_cosine']:>8.5f} {r['mean_kl']:>9.2e}  {r['free_running_first_divergence']}")
+    out = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True).stdout.strip() or os.environ.get("TQC_COMMIT", "?"),
@@ -307,33 +372,16 @@ def main():
         "model": dict(layers=args.layers, hidden=hidden, intermediate=args.intermediate,
                       heads=hq, kv_heads=hkv, head_dim=d, vocab=args.vocab,
                       params=params, weights="random (seed %d)" % args.seed),
-        "bundle": dict(path=args.bundle, preset=probe.preset, layout=probe.layout["kind"],
-                       plan_source=probe.plan_source),
         "batch": B, "prompt": P, "new_tokens": N,
         "loop_check_rel_max_delta": check,
-        "kv_bytes": dict(bf16=kv_bf16, tqc=kv_tqc_used, ratio=kv_bf16 / kv_tqc_used,
-                         tqc_allocated=tq.cache_bytes),
-        "step_ms_median": dict(bf16=statistics.median(bf16_ms), tqc=statistics.median(tq_ms)),
-        "attention_us_per_step_graph": dict(bf16=att_bf16, tqc=att_tqc,
-                                            speedup=att_bf16 / att_tqc),
-        "logits_vs_bf16": dict(top1_agreement=statistics.mean(agree),
-                               min_cosine=min(cos), mean_kl=statistics.mean(kl),
-                               max_rel_delta=max(maxd)),
-        "free_running_first_divergence": first_div,
+        "bf16": dict(kv_bytes=kv_bf16, step_ms_median=statistics.median(bf16_ms),
+                     attention_us_graph=att_bf16, sdpa_backend=backend,
+                     median_top1_margin_in_std=statistics.median(margins)),
+        "bundles": results,
     }
-    print(f"KV cache at {L} tokens: bf16 {kv_bf16 / 2**20:.1f} MiB, tqc {kv_tqc_used / 2**20:.1f} MiB "
-          f"({r['kv_bytes']['ratio']:.2f}x smaller)")
-    print(f"decode step (whole model, eager, median of {N}): bf16 {r['step_ms_median']['bf16']:.3f} ms, "
-          f"tqc {r['step_ms_median']['tqc']:.3f} ms")
-    print(f"attention of one step, all {args.layers} layers (CUDA graph, length {L}): "
-          f"bf16 SDPA {att_bf16:.1f} us, tqc store+decode {att_tqc:.1f} us ({att_bf16 / att_tqc:.2f}x)")
-    print(f"logits vs bf16 (teacher-forced, {N} steps x {B} rows): top-1 agreement "
-          f"{r['logits_vs_bf16']['top1_agreement']:.4f}, min cosine {min(cos):.5f}, "
-          f"mean KL {r['logits_vs_bf16']['mean_kl']:.2e}, max |delta|/max|logit| {max(maxd):.3e}")
-    print(f"free-running tqc greedy: first token that differs from bf16, per row: {first_div}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(r, f, indent=1)
+            json.dump(out, f, indent=1)
         print(f"wrote {args.json}")
 
 

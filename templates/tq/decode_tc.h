@@ -126,8 +126,7 @@ template <class Spec> struct TcPlan {
       kTargetHasWarpMma && D >= 64 && D <= 256 && K::kKind != kTcNone &&
       V::kKind != kTcNone && kLutBytes <= 36 * 1024 &&
       K::kSliceBits % 8 == 0 && V::kSliceBits % 8 == 0 &&
-      Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8 &&
-      !VllmNumerics<Spec>::kValue; // vLLM slots: the scalar path (below)
+      Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8;
   /* Registers of one 16-token step's raw data per lane. */
   static constexpr int kRawWords = 2 * K::kWords + 4 * V::kWords + 6;
   /* Double-buffer the raw registers when they are few (the big ones, bf16
@@ -171,6 +170,19 @@ template <class Spec> struct TcPlan {
   static constexpr bool kSubnormalCodes = TQ_TC_SUBNORMAL_CODES;
   /* Page-table lookups per 16 tokens: one, or two with 8-token pages. */
   static constexpr int kPagesPerStep = Spec::kBlockSize >= 16 ? 1 : 2;
+  /* Bytes between two tokens' fp16 scalars (key scale, value scale and
+   * zero): 2 in the native layout's planes, the slot stride in vLLM's. */
+  static constexpr int kScalarStride =
+      K::Info::kHasScale   ? K::TS::kScaleStride
+      : V::Info::kHasScale ? V::TS::kScaleStride
+                           : 2;
+  static_assert((!K::Info::kHasScale || K::TS::kScaleStride == kScalarStride) &&
+                    (!V::Info::kHasScale || V::TS::kScaleStride == kScalarStride) &&
+                    (!V::Info::kHasZero || V::TS::kZeroStride == kScalarStride),
+                "the fp16 scalars of a token share one stride");
+  /* Keys whose norm is corrected at read (vLLM layout): one more mma per k
+   * step sums the squared levels of each token row (ones as B operand). */
+  static constexpr bool kNormAtRead = K::Info::kNormAtRead;
 };
 
 /* One 16-token step's raw cache data, as this lane needs it. Absent fields
@@ -212,6 +224,20 @@ TQ_INLINE void loadSlice(const uint8_t *p, int lead,
     w[0] = loadGlobal2(p);
   } else if constexpr (NB == 1) {
     w[0] = loadGlobal1(p);
+  } else if constexpr (ALIGN < 4) {
+    // Rows only 2-byte aligned (vLLM's slots): the aligned words covering
+    // the slice, from the address's own offset, funnel-shifted.
+    constexpr int W = (NB + 3) / 4;
+    const int off = int(reinterpret_cast<unsigned long long>(p) & 3u);
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(p - off);
+    uint32_t x[W + 1];
+    TQ_UNROLL
+    for (int i = 0; i < W; ++i)
+      x[i] = loadGlobal4(q + i);
+    x[W] = off + NB > 4 * W ? loadGlobal4(q + W) : 0u;
+    TQ_UNROLL
+    for (int i = 0; i < W; ++i)
+      w[i] = funnelShiftRight(x[i], x[i + 1], uint32_t(off) * 8u);
   } else {
     static_assert(NB < 8, "a slice of 8 bytes or more is word-aligned");
     uint32_t w1;
@@ -299,7 +325,7 @@ struct TcLane {
   int v;     // value codes of row 2t, lane g's slice
   int kLead; // k's address mod 4 (slices that are not word-aligned)
   int vLead;
-  int s;     // g·2: the fp16 scalars of row g (scale / zero planes)
+  int s;     // g·kScalarStride: the fp16 scalars of row g
 };
 
 template <class Spec> TQ_INLINE TcLane tcLane(int g, int t) {
@@ -311,7 +337,7 @@ template <class Spec> TQ_INLINE TcLane tcLane(int g, int t) {
   ln.v = VS::kCodesOffset + 2 * t * VS::kCodesStride + g * Pl::V::kSliceBytes;
   ln.kLead = (t * Pl::K::kSliceBytes) & 3;
   ln.vLead = (g * Pl::V::kSliceBytes) & 3;
-  ln.s = g * 2;
+  ln.s = g * Pl::kScalarStride;
   return ln;
 }
 
@@ -332,9 +358,7 @@ TQ_INLINE void loadStep(TcRaw<Spec> &r, const uint8_t *regLo,
   using V = typename Pl::V;
   using KS = typename K::TS;
   using VS = typename V::TS;
-  static_assert(KS::kScaleStride == 2 || !K::Info::kHasScale, "fp16 scalars");
-  static_assert(VS::kScaleStride == 2 || !V::Info::kHasScale, "fp16 scalars");
-  static_assert(VS::kZeroStride == 2 || !V::Info::kHasZero, "fp16 scalars");
+  constexpr int SS = Pl::kScalarStride;
   constexpr int kMask = Spec::kBlockSize - 1;
   constexpr int kKAlign = minInt(K::kRowAlign, int(lowBit(K::kSliceBytes)));
   constexpr int kVAlign = minInt(V::kRowAlign, int(lowBit(V::kSliceBytes)));
@@ -345,16 +369,16 @@ TQ_INLINE void loadStep(TcRaw<Spec> &r, const uint8_t *regLo,
     const int pos0 = t0 & kMask;
     kp[0] = regLo + (pos0 * KS::kCodesStride + ln.k);
     vp[0] = regLo + (pos0 * VS::kCodesStride + ln.v);
-    sp[0] = regLo + (pos0 * 2 + ln.s);
+    sp[0] = regLo + (pos0 * SS + ln.s);
     if constexpr (Pl::kPagesPerStep == 1) {
       kp[1] = kp[0] + 8 * KS::kCodesStride;
       vp[1] = vp[0] + 8 * VS::kCodesStride;
-      sp[1] = sp[0] + 16;
+      sp[1] = sp[0] + 8 * SS;
     } else {
       const int pos8 = (t0 + 8) & kMask;
       kp[1] = regHi + (pos8 * KS::kCodesStride + ln.k);
       vp[1] = regHi + (pos8 * VS::kCodesStride + ln.v);
-      sp[1] = regHi + (pos8 * 2 + ln.s);
+      sp[1] = regHi + (pos8 * SS + ln.s);
     }
   }
   if constexpr (CHECK) {
@@ -684,6 +708,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     TQ_UNROLL
     for (int c = 0; c < NCH; ++c)
       sc[c][0] = sc[c][1] = sc[c][2] = sc[c][3] = 0.f;
+    float csq[4] = {0.f, 0.f, 0.f, 0.f}; // ‖c[idx]‖² of rows g, g, g+8, g+8
     TQ_UNROLL
     for (int kc = 0; kc < KC; ++kc) {
       uint32_t af[4];
@@ -710,6 +735,14 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
         if constexpr (kQSplit)
           mmaF16(acc2, af, bl);
       }
+      if constexpr (Pl::kNormAtRead) { // Σ c² per row: squares · ones
+        uint32_t sq[4];
+        TQ_UNROLL
+        for (int i = 0; i < 4; ++i)
+          sq[i] = hmul2(af[i], af[i]);
+        const uint32_t ones[2] = {0x3c003c00u, 0x3c003c00u};
+        mmaF16(csq, sq, ones);
+      }
     }
     float s[4];
     TQ_UNROLL
@@ -723,6 +756,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     float ks0 = 1.f, ks1 = 1.f;
     if constexpr (K::Info::kHasScale)
       ks0 = f16BitsToFloat(r.ks[0]), ks1 = f16BitsToFloat(r.ks[1]);
+    if constexpr (Pl::kNormAtRead) { // c[idx] / √(‖c[idx]‖² + 1e-16)
+      ks0 *= rsqrtFast(csq[0] + 1e-16f);
+      ks1 *= rsqrtFast(csq[2] + 1e-16f);
+    }
     s[0] = v0 ? s[0] * ks0 * hf[0] : negInf();
     s[1] = v0 ? s[1] * ks0 * hf[1] : negInf();
     s[2] = v1 ? s[2] * ks1 * hf[0] : negInf();

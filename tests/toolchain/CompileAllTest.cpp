@@ -31,18 +31,19 @@ struct Case {
   bool qjl;
   int headDim;
   std::string arch;
+  bool vllm = false; // --layout vllm
 };
 
 /// ctest lists the parameter: print the case, not its bytes.
 void PrintTo(const Case &c, std::ostream *os) {
-  *os << c.preset << (c.qjl ? "+qjl" : "") << " D=" << c.headDim << " "
-      << c.arch;
+  *os << c.preset << (c.qjl ? "+qjl" : "") << (c.vllm ? " vllm" : "")
+      << " D=" << c.headDim << " " << c.arch;
 }
 
 std::string caseName(const testing::TestParamInfo<Case> &info) {
   const Case &c = info.param;
-  return c.preset + (c.qjl ? "_qjl" : "") + "_D" + std::to_string(c.headDim) +
-         "_" + c.arch;
+  return c.preset + (c.qjl ? "_qjl" : "") + (c.vllm ? "_vllm" : "") + "_D" +
+         std::to_string(c.headDim) + "_" + c.arch;
 }
 
 class CompileAll : public testing::TestWithParam<Case> {};
@@ -54,6 +55,8 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
   request.preset = c.preset;
   request.headDim = c.headDim;
   request.overrides.qjl = c.qjl;
+  if (c.vllm)
+    request.overrides.layout = "vllm";
   ASSERT_EQ(tqc::checkRequest(request), "");
 
   mlir::DialectRegistry registry;
@@ -146,6 +149,12 @@ std::vector<Case> allCases() {
         cases.push_back({p, false, d, arch});
       cases.push_back({"k3v4", true, d, arch}); // TurboQuant_prod keys
     }
+  // The vLLM layout (2-byte-aligned slots, norm corrected at read) on the
+  // oldest and newest NVIDIA archs, Hopper, and one AMD arch.
+  for (const char *arch : {"sm_80", "sm_90", "sm_120", "gfx942"})
+    for (int d : {64, 128, 256})
+      for (const char *p : {"k8v4", "k4v4", "k3v4", "k3v3"})
+        cases.push_back({p, false, d, arch, true});
   return cases;
 }
 
