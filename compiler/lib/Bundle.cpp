@@ -44,12 +44,16 @@ json rotationJson(const RotationSpec &r) {
   return j;
 }
 
-json tensorJson(const TensorConfig &t) {
+json tensorJson(const TensorConfig &t, LayoutKind layout) {
   json j;
   j["quant"] = toString(t.quant.kind);
   j["bits"] = t.quant.bits;
   j["code_bits"] = t.quant.codeBits();
   j["norm_correction"] = t.quant.normCorrect;
+  // Where: folded into the stored scale (native), or the stored raw norm
+  // divided by ‖c[idx]‖ when read (the vLLM layout, FORMATS.md).
+  if (t.quant.normCorrect)
+    j["norm_correction_at"] = layout == LayoutKind::VLLM ? "read" : "store";
   j["qjl"] = t.quant.qjl;
   if (t.quant.qjl)
     j["qjl_seed"] = hex64(t.quant.qjlSeed);
@@ -120,8 +124,8 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
   spec["block_size"] = c.blockSize;
   spec["gqa_ratio"] = c.gqaRatio();
   spec["softmax_scale"] = c.softmaxScale;
-  spec["key"] = tensorJson(c.key);
-  spec["value"] = tensorJson(c.value);
+  spec["key"] = tensorJson(c.key, c.layout.kind);
+  spec["value"] = tensorJson(c.value, c.layout.kind);
   m["spec"] = spec;
   m["layout"] = layoutJson(c);
   m["rotations"] = {{"query", rotationJson(c.queryRotation)},
