@@ -407,8 +407,10 @@ def main():
           "SDPA on the same q/k/v; top-1, cos, KL: teacher-forced logits against the bf16 run's)")
     out = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                 text=True).stdout.strip() or os.environ.get("TQC_COMMIT", "?"),
+        # TQC_COMMIT names the tree when the copy's git metadata is stale.
+        "commit": os.environ.get("TQC_COMMIT") or subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+            text=True).stdout.strip() or "?",
         "command": " ".join(sys.argv),
         "gpu": torch.cuda.get_device_name(),
         "torch": torch.__version__, "transformers": transformers.__version__,
