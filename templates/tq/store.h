@@ -7,17 +7,20 @@
  * is a warp FWHT (rotate.h).
  *
  * The bytes written are those of numerics' HostCodec (cache.cpp, native
- * layout). To agree with it byte for byte, the per-vector math runs in
- * float64 like the host's: norm, rotation, cell search, norm correction,
- * uniform min/max and codes, QJL residual and its norm (the rotation is
- * bit-identical; sums differ only in order; small floats are rounded once
- * from the double). What can still differ, rarely: with float32 levels in
- * TqSpec (double levels are allowed and remove this), a coordinate within
- * ~1e-9 of a cell boundary, an fp16 scale within ~1e-8 of an fp16 rounding
- * midpoint, and a QJL residual norm γ that cancels almost completely (e.g. a
- * one-hot key); with either, a QJL sign whose sketch value is within float
- * rounding of 0 (S·r runs in float32), and exact ties of the differently
- * ordered sums.
+ * layout), which computes in float64, except where float32 rounding decides:
+ * the per-vector math (norm, rotation, cell search, norm correction, uniform
+ * min/max and codes) runs in float32 (StoreReal), so a coordinate within
+ * float rounding (~1e-7 relative) of a cell boundary or of a half step of
+ * the uniform grid, or a scale within it of an fp16 rounding midpoint, can
+ * land on the other side: ~1e-4 of the token-heads on random data (the GPU
+ * tier and the CPU emulator count them; their bound is 1e-3). Why float32:
+ * float64 halves the arithmetic rate and doubles every shuffle of the
+ * rotation and the reductions, and the store ran at 12 % of bandwidth with
+ * it (bench/results/2026-11-30-store-bench-h200.txt). QJL keys keep float64
+ * (StoreReal is double for them): their residual's norm γ can cancel almost
+ * completely (e.g. a one-hot key), where float32 would lose it; what can
+ * differ there is a QJL sign whose sketch value is within float rounding of
+ * 0 (S·r runs in float32) and exact ties of the differently ordered sums.
  *
  * The vLLM layout (Info::kVllmStore) follows FORMATS.md instead: vLLM's own
  * float32 math (key: n = ‖k‖, y = H·(k/(n + 1e-8)), cells against fp32
@@ -34,16 +37,37 @@
 namespace tq {
 namespace store_detail {
 
+/* The store's arithmetic type for a tensor: float32, float64 for QJL keys
+ * (header comment). */
+template <bool DOUBLE> struct StoreRealOf { using T = float; };
+template <> struct StoreRealOf<true> { using T = double; };
+template <class Info> using StoreReal = typename StoreRealOf<Info::kQjl>::T;
+
+/* Correctly rounded division, square root, fp16 conversion and floor in the
+ * store's type (float: IEEE fp32; double: target_*.h's divRn / sqrtRn). */
+TQ_INLINE float divR(float a, float b) { return divF(a, b); }
+TQ_INLINE double divR(double a, double b) { return divRn(a, b); }
+TQ_INLINE float sqrtR(float x) { return sqrtF(x); }
+TQ_INLINE double sqrtR(double x) { return sqrtRn(x); }
+TQ_INLINE uint32_t toF16Bits(float x) { return floatToF16Bits(x); }
+TQ_INLINE uint32_t toF16Bits(double x) { return doubleToF16Bits(x); }
+TQ_INLINE float floorR(float x) { return floorF(x); }
+TQ_INLINE double floorR(double x) { return floorD(x); }
+/* A value of the store's type as the float a bf16/fp8 conversion takes (one
+ * rounding from double: round to odd, then the conversion's nearest). */
+TQ_INLINE float toFloatOnce(float x) { return x; }
+TQ_INLINE float toFloatOnce(double x) { return doubleToFloatRoundOdd(x); }
+
 /* Shared-memory codebook of a Lloyd-Max tensor for the store: levels, then
- * the cell boundaries (midpoints; the last entry is unused). Double, since
- * the cell search runs in double. */
-template <class Info, class L> // called by one whole warp; L float or double
-TQ_INLINE void fillBook(double *book, const L *levels) {
+ * the cell boundaries (midpoints computed in double as the host does, then
+ * rounded to the store's type R; the last entry is unused). */
+template <class Info, class R, class L> // one whole warp; L float or double
+TQ_INLINE void fillBook(R *book, const L *levels) {
   constexpr int K = Info::kLevels;
   for (int i = laneIndex(); i < K; i += kWarpSize) {
     const double c = levels[i];
-    book[i] = c;
-    book[K + i] = i + 1 < K ? 0.5 * (c + double(levels[i + 1])) : 0.0;
+    book[i] = R(c);
+    book[K + i] = i + 1 < K ? R(0.5 * (c + double(levels[i + 1]))) : R(0);
   }
 }
 
@@ -163,8 +187,9 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
   constexpr int E = D / kWarpSize;
   const int lane = laneIndex();
   uint8_t *codesRow = region + TS::kCodesOffset + pos * TS::kCodesStride;
+  using R = StoreReal<Info>;
 
-  double y[E];
+  R y[E];
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
     y[i] = x[i];
@@ -172,26 +197,24 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
     warpRotate<D, Info::kRounds>(y, TS::signs());
 
   if constexpr (Info::kQuant == TQ_QUANT_NONE) {
-    // D little-endian bf16 of y (one rounding from the double, as the host).
+    // D little-endian bf16 of y.
     uint32_t w[4] = {0u, 0u, 0u, 0u};
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
-      w[(i / 2) % 4] |= floatToBf16Bits(doubleToFloatRoundOdd(y[i]))
-                        << (16 * (i % 2));
+      w[(i / 2) % 4] |= floatToBf16Bits(toFloatOnce(y[i])) << (16 * (i % 2));
     static_assert(2 * E <= 16, "head_dim <= 256");
     storeChunk<2 * E, Info::kCodesAlign>(codesRow + 2 * E * lane, w);
   } else if constexpr (Info::kQuant == TQ_QUANT_FP8) {
     uint32_t w[4] = {0u, 0u, 0u, 0u};
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
-      w[(i / 4) % 4] |= floatToE4m3Bits(doubleToFloatRoundOdd(y[i]))
-                        << (8 * (i % 4));
+      w[(i / 4) % 4] |= floatToE4m3Bits(toFloatOnce(y[i])) << (8 * (i % 4));
     storeChunk<E, Info::kCodesAlign>(codesRow + E * lane, w);
   } else if constexpr (Info::kVllmStore) { // TQ_QUANT_UNIFORM, vLLM rules
     storeUniformVllm<Spec, IsKey>(x, region, pos, codes);
   } else { // TQ_QUANT_UNIFORM
     constexpr int kTop = (1 << TS::kBits) - 1;
-    double lo = y[0], hi = y[0];
+    R lo = y[0], hi = y[0];
     TQ_UNROLL
     for (int i = 1; i < E; ++i) {
       lo = y[i] < lo ? y[i] : lo;
@@ -201,15 +224,15 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
     hi = warpMax(hi);
     // numerics uniformEncode (FromStored): the codes use the fp16-rounded
     // scale and zero, the grid the decoder dequantizes on.
-    double exact = divRn(hi - lo, double(kTop));
-    exact = exact > 1e-8 ? exact : 1e-8;
-    const uint32_t s16 = doubleToF16Bits(exact);
-    const uint32_t z16 = doubleToF16Bits(lo);
-    const double s = f16BitsToFloat(s16), z = f16BitsToFloat(z16);
+    R exact = divR(hi - lo, R(kTop));
+    exact = exact > R(1e-8) ? exact : R(1e-8);
+    const uint32_t s16 = toF16Bits(exact);
+    const uint32_t z16 = toF16Bits(lo);
+    const R s = f16BitsToFloat(s16), z = f16BitsToFloat(z16);
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
-      double q = s > 0 ? floorD(divRn(y[i] - z, s) + 0.5) : 0.0;
-      q = q < 0 ? 0 : (q > kTop ? kTop : q);
+      R q = s > R(0) ? floorR(divR(y[i] - z, s) + R(0.5)) : R(0);
+      q = q < R(0) ? R(0) : (q > R(kTop) ? R(kTop) : q);
       codes[lane * E + i] = uint8_t(q);
     }
     syncWarp();
@@ -223,45 +246,48 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
 }
 
 /* Lloyd-Max (TurboQuant_mse), and with QJL TurboQuant_prod. book: levels
- * then boundaries (shared); codes / resid: this warp's scratch (shared). */
+ * then boundaries (shared, StoreReal); codes / resid: this warp's scratch
+ * (shared). */
 template <class Spec, bool IsKey>
 TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
-                             uint8_t *region, int pos, const double *book,
+                             uint8_t *region, int pos,
+                             const StoreReal<TensorInfo<Spec, IsKey>> *book,
                              uint8_t *codes, float *resid) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
+  using R = StoreReal<Info>;
   constexpr int D = Spec::kHeadDim;
   constexpr int E = D / kWarpSize;
   constexpr int K = Info::kLevels;
   const int lane = laneIndex();
 
-  double y[E];
-  double sq = 0;
+  R y[E];
+  R sq = 0;
   TQ_UNROLL
   for (int i = 0; i < E; ++i) {
     y[i] = x[i];
     sq += y[i] * y[i];
   }
-  const double n = sqrtRn(warpSum(sq));
+  const R n = sqrtR(warpSum(sq));
   warpRotate<D, Info::kRounds>(y, TS::signs());
 
   // idx_j = cell of y_j / n (a zero vector quantizes 0s and stores s = 0).
-  double lev[E];
-  double g2 = 0;
+  R lev[E];
+  R g2 = 0;
   TQ_UNROLL
   for (int i = 0; i < E; ++i) {
-    const double u = n > 0 ? divRn(y[i], n) : 0.0;
+    const R u = n > R(0) ? divR(y[i], n) : R(0);
     const uint32_t idx = nearestIndex<TS::kBits>(book + K, u);
     codes[lane * E + i] = uint8_t(idx);
     lev[i] = book[idx];
     g2 += lev[i] * lev[i];
   }
   g2 = warpSum(g2);
-  double s = n;
+  R s = n;
   if constexpr (TS::kNormCorrect)
-    if (n > 0)
-      s = divRn(n, sqrtRn(g2));
-  const uint32_t s16 = doubleToF16Bits(s);
+    if (n > R(0))
+      s = divR(n, sqrtR(g2));
+  const uint32_t s16 = toF16Bits(s);
   syncWarp();
   writePacked<D, TS::kBits, Info::kCodesAlign>(
       region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
@@ -328,7 +354,8 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
 
 template <class Spec, bool IsKey>
 TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / kWarpSize],
-                           uint8_t *region, int pos, const double *book,
+                           uint8_t *region, int pos,
+                           const StoreReal<TensorInfo<Spec, IsKey>> *book,
                            const float *vllmMid, uint8_t *codes,
                            float *resid) {
   using Info = TensorInfo<Spec, IsKey>;
@@ -363,8 +390,8 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   const int64_t block = slot / Spec::kBlockSize;
   const int pos = int(slot % Spec::kBlockSize);
 
-  TQ_SHARED double sKeyBook[2 * KInfo::kLevels];
-  TQ_SHARED double sValueBook[2 * VInfo::kLevels];
+  TQ_SHARED StoreReal<KInfo> sKeyBook[2 * KInfo::kLevels];
+  TQ_SHARED StoreReal<VInfo> sValueBook[2 * VInfo::kLevels];
   TQ_SHARED uint8_t sCodes[NW][D];
   TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
   TQ_SHARED float sKeyMid[KInfo::kVllmStore ? KInfo::kLevels : 1];
