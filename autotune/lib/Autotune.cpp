@@ -261,6 +261,7 @@ std::string runAutotune(const AutotuneOptions &o) {
   mo.device = o.device;
   mo.reps = o.reps;
   mo.prune = o.prune;
+  mo.isolate = o.isolate;
   mo.log = log;
   std::string measureError = measure(compiled.bundles, table, mo);
   if (!measureError.empty()) {

@@ -14,6 +14,7 @@
 #include "tqrt/tqrt.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -165,6 +166,9 @@ private:
   /// failure) / Fatal.
   Sample timeCandidate(const tqrt_plan *plan, size_t b, size_t p, size_t c,
                        int64_t replicas, int64_t blocksPerSeq);
+  /// With MeasureOptions::isolate: the time per replica of a graph of
+  /// `replicas` separator memsets alone (cached per replica count).
+  double separatorUs(int64_t replicas);
   void confirm(size_t b, const std::vector<PlanOwner> &plans, Rng &rng);
   void summarize(size_t b, size_t p, const std::vector<size_t> &alive);
   double workUnits(size_t b, size_t p) const;
@@ -190,6 +194,8 @@ private:
   std::vector<gpu::Event> events_;
   std::vector<BundleOwner> bundles_;
   gpu::Buffer pool_, tables_, seqLens_, queries_, outs_;
+  gpu::Buffer separator_; // 4 bytes the isolating memsets write
+  std::map<int64_t, double> separatorUs_;
   std::vector<gpu::Buffer> workspaces_;
   uint64_t workspaceBytes_ = 0;
 };
@@ -372,6 +378,11 @@ Sample Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
              "cuStreamBeginCapture");
   std::string failure;
   for (int64_t r = 0; r < replicas && failure.empty(); ++r) {
+    if (o_.isolate) {
+      cu::Result m = a.cuMemsetD8Async(separator_.ptr(), 0, 4, s);
+      if (m != cu::kSuccess)
+        failure = "cuMemsetD8Async: " + cu::describe(m);
+    }
     const auto *q = static_cast<const uint8_t *>(queries_.get()) + r * rowBytes;
     auto *out = static_cast<uint8_t *>(outs_.get()) + r * rowBytes;
     const auto *tables = static_cast<const int32_t *>(tables_.get()) +
@@ -437,6 +448,11 @@ Sample Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
                "cuEventElapsedTime");
     perDecodeUs.push_back(double(ms) * 1000.0 / double(replicas));
   }
+  if (o_.isolate) {
+    const double sep = separatorUs(replicas);
+    for (double &us : perDecodeUs)
+      us = std::max(us - sep, 0.0);
+  }
   Sample out;
   out.medianUs = percentile(perDecodeUs, 0.5);
   out.spread = out.medianUs > 0 ? (percentile(perDecodeUs, 0.9) -
@@ -444,6 +460,48 @@ Sample Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
                                       out.medianUs
                                 : 0;
   return out;
+}
+
+double Runner::separatorUs(int64_t replicas) {
+  auto it = separatorUs_.find(replicas);
+  if (it != separatorUs_.end())
+    return it->second;
+  const cu::Api &a = gpu::api();
+  cu::Stream s = stream_->get();
+  gpu::check(a.cuStreamBeginCapture_v2(s, cu::kStreamCaptureModeThreadLocal),
+             "cuStreamBeginCapture");
+  cu::Result m = cu::kSuccess;
+  for (int64_t r = 0; r < replicas && m == cu::kSuccess; ++r)
+    m = a.cuMemsetD8Async(separator_.ptr(), 0, 4, s);
+  cu::Graph graph = nullptr;
+  cu::Result end = a.cuStreamEndCapture(s, &graph);
+  gpu::check(m, "cuMemsetD8Async");
+  gpu::check(end, "cuStreamEndCapture");
+  gpu::GraphExec exec;
+  cu::Result inst = a.cuGraphInstantiateWithFlags(exec.out(), graph, 0);
+  a.cuGraphDestroy(graph);
+  gpu::check(inst, "cuGraphInstantiate");
+  for (int i = 0; i < o_.warmup; ++i)
+    gpu::check(a.cuGraphLaunch(exec.get(), s), "cuGraphLaunch");
+  gpu::check(a.cuEventRecord(events_[0].get(), s), "cuEventRecord");
+  for (int i = 0; i < o_.reps; ++i) {
+    gpu::check(a.cuGraphLaunch(exec.get(), s), "cuGraphLaunch");
+    gpu::check(a.cuEventRecord(events_[size_t(i) + 1].get(), s),
+               "cuEventRecord");
+  }
+  gpu::check(a.cuEventSynchronize(events_[size_t(o_.reps)].get()),
+             "cuEventSynchronize");
+  std::vector<double> us;
+  for (int i = 0; i < o_.reps; ++i) {
+    float ms = 0;
+    gpu::check(a.cuEventElapsedTime_v2(&ms, events_[size_t(i)].get(),
+                                       events_[size_t(i) + 1].get()),
+               "cuEventElapsedTime");
+    us.push_back(double(ms) * 1000.0 / double(replicas));
+  }
+  const double median = percentile(us, 0.5);
+  separatorUs_[replicas] = median;
+  return median;
 }
 
 void Runner::preparePoint(size_t b, size_t p, Rng &rng) {
@@ -527,6 +585,11 @@ void Runner::measureBucket(size_t b) {
   }
   outs_ = gpu::Buffer(rowBytes * size_t(maxReplicas), "outputs");
   outs_.zero();
+  if (o_.isolate && !separator_.bytes()) {
+    separator_ = gpu::Buffer(4, "separator");
+    log("isolated timing: a 4-byte memset before every decode of a replay, "
+        "its own time subtracted");
+  }
   seqLens_ = gpu::Buffer(size_t(batch) * 4, "sequence lengths");
   workspaces_.clear();
   workspaceBytes_ = maxWs;

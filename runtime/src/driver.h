@@ -98,6 +98,7 @@ struct LaunchConfig {
   X(cuMemAlloc, cuMemAlloc_v2)                                                 \
   X(cuMemFree, cuMemFree_v2)                                                   \
   X(cuMemsetD8, cuMemsetD8_v2)                                                 \
+  X(cuMemsetD8Async, cuMemsetD8Async)                                          \
   X(cuMemcpyHtoD, cuMemcpyHtoD_v2)                                             \
   X(cuMemcpyDtoH, cuMemcpyDtoH_v2)                                             \
   X(cuStreamCreate, cuStreamCreate)                                            \
@@ -152,6 +153,7 @@ struct Api {
   Result (*cuMemAlloc_v2)(DevicePtr *, size_t);
   Result (*cuMemFree_v2)(DevicePtr);
   Result (*cuMemsetD8_v2)(DevicePtr, unsigned char, size_t);
+  Result (*cuMemsetD8Async)(DevicePtr, unsigned char, size_t, Stream);
   Result (*cuMemcpyHtoD_v2)(DevicePtr, const void *, size_t);
   Result (*cuMemcpyDtoH_v2)(void *, DevicePtr, size_t);
   Result (*cuStreamCreate)(Stream *, unsigned);

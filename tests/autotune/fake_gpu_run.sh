@@ -66,4 +66,20 @@ for key in live_bytes modules streams events graphs execs context_refs; do
   v=$(awk -v k=$key '$1 == k { print $2 }' "$dir/stats2.txt")
   test "$v" = 0 || fail "after the fault: $key is '$v', expected 0"
 done
+# --isolate: a memset node before every timed decode, its time measured
+# alone and subtracted; the run completes, nothing leaks.
+TQRT_LIBCUDA=$fake FAKE_CUDA_STATS=$dir/stats3.txt FAKE_CUDA_L2=1048576 \
+FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 \
+  "$tqc" autotune --preset k3v4 --buckets 1 --contexts 1024 --isolate \
+    --block-n-candidates 64 --split-candidates 1,4 --warps-candidates 4 \
+    --heads-candidates 4 --reps 3 -o "$dir/isolated.json" \
+    >"$dir/out3.txt" 2>"$dir/err3.txt" || fail "--isolate run exited with $?"
+grep -q "isolated timing: a 4-byte memset before every decode" "$dir/err3.txt" \
+  || fail "no isolated-timing line"
+awk '$1 == "memsets" { exit !($2 > 0) }' "$dir/stats3.txt" || fail "no separator memsets"
+for key in live_bytes modules streams events graphs execs context_refs bad_ranges; do
+  v=$(awk -v k=$key '$1 == k { print $2 }' "$dir/stats3.txt")
+  test "$v" = 0 || fail "--isolate: $key is '$v', expected 0"
+done
+grep -q '"bucket":1,' "$dir/isolated.json" || fail "--isolate wrote no plan"
 echo "PASS"

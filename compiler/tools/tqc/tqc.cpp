@@ -221,6 +221,11 @@ cl::opt<bool> atNoPrune("no-prune",
                         cl::desc("time every candidate at every length "
                                  "(no early drop of provably slower ones)"),
                         cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<bool> atIsolate("isolate",
+                         cl::desc("time each decode after a separator node "
+                                  "(as between an engine's other kernels), "
+                                  "not back to back"),
+                         cl::sub(autotuneCmd), cl::cat(autotuneCategory));
 cl::opt<std::string> atOutput("o",
                               cl::desc("the tuning database to write (an "
                                        "existing one is merged into)"),
@@ -345,6 +350,7 @@ int runAutotuneCommand() {
   o.device = atDevice;
   o.jobs = atJobs;
   o.prune = !atNoPrune;
+  o.isolate = atIsolate;
   o.output = atOutput;
   o.reportDir = atReport;
   o.version = TQC_VERSION;

@@ -31,6 +31,7 @@ struct AutotuneOptions {
   int device = 0;
   int jobs = 0;                  ///< compile threads; 0: the CPU count (<= 16)
   bool prune = true;
+  bool isolate = false; ///< MeasureOptions::isolate
   std::string output;            ///< the database to write or merge into
   std::string reportDir;         ///< empty: no report
   std::string version = "unknown";

@@ -51,6 +51,14 @@ struct MeasureOptions {
   int maxReplicas = 4096;
   bool prune = true;
   double pruneMargin = 0.10;
+  /// A 4-byte memset between every two timed decodes of a replay (its own
+  /// time, measured alone, subtracted): each decode then starts after the
+  /// previous node has finished, as in an engine, where other kernels come
+  /// between two decodes. Without it the decodes of a replay run back to
+  /// back and a programmatic launch lets the next one's CTAs take their SM
+  /// slots early, which favors small grids (bench/results/
+  /// 2026-11-30-ncu-decode-h200.txt).
+  bool isolate = false;
   /// After a bucket's pass, its fastest few are timed again at every
   /// length and their two medians averaged (0 or 1: no second pass).
   size_t confirmTop = 3;
