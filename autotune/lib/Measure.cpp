@@ -169,6 +169,9 @@ private:
   /// With MeasureOptions::isolate: the time per replica of a graph of
   /// `replicas` separator memsets alone (cached per replica count).
   double separatorUs(int64_t replicas);
+  /// Per replica, the times of the o_.reps replays between events_[0..reps]
+  /// (recorded and synchronized by the caller).
+  std::vector<double> replayUs(int64_t replicas);
   void confirm(size_t b, const std::vector<PlanOwner> &plans, Rng &rng);
   void summarize(size_t b, size_t p, const std::vector<size_t> &alive);
   double workUnits(size_t b, size_t p) const;
@@ -440,14 +443,7 @@ Sample Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
   if (syncResult != cu::kSuccess)
     throw Fatal("timing " + t_.candidates[c].describe() + ": " +
                 cu::describe(syncResult));
-  std::vector<double> perDecodeUs;
-  for (int i = 0; i < o_.reps; ++i) {
-    float ms = 0;
-    gpu::check(a.cuEventElapsedTime_v2(&ms, events_[size_t(i)].get(),
-                                       events_[size_t(i) + 1].get()),
-               "cuEventElapsedTime");
-    perDecodeUs.push_back(double(ms) * 1000.0 / double(replicas));
-  }
+  std::vector<double> perDecodeUs = replayUs(replicas);
   if (o_.isolate) {
     const double sep = separatorUs(replicas);
     for (double &us : perDecodeUs)
@@ -460,6 +456,19 @@ Sample Runner::timeCandidate(const tqrt_plan *plan, size_t b, size_t p,
                                       out.medianUs
                                 : 0;
   return out;
+}
+
+std::vector<double> Runner::replayUs(int64_t replicas) {
+  const cu::Api &a = gpu::api();
+  std::vector<double> us;
+  for (int i = 0; i < o_.reps; ++i) {
+    float ms = 0;
+    gpu::check(a.cuEventElapsedTime_v2(&ms, events_[size_t(i)].get(),
+                                       events_[size_t(i) + 1].get()),
+               "cuEventElapsedTime");
+    us.push_back(double(ms) * 1000.0 / double(replicas));
+  }
+  return us;
 }
 
 double Runner::separatorUs(int64_t replicas) {
@@ -491,15 +500,7 @@ double Runner::separatorUs(int64_t replicas) {
   }
   gpu::check(a.cuEventSynchronize(events_[size_t(o_.reps)].get()),
              "cuEventSynchronize");
-  std::vector<double> us;
-  for (int i = 0; i < o_.reps; ++i) {
-    float ms = 0;
-    gpu::check(a.cuEventElapsedTime_v2(&ms, events_[size_t(i)].get(),
-                                       events_[size_t(i) + 1].get()),
-               "cuEventElapsedTime");
-    us.push_back(double(ms) * 1000.0 / double(replicas));
-  }
-  const double median = percentile(us, 0.5);
+  const double median = percentile(replayUs(replicas), 0.5);
   separatorUs_[replicas] = median;
   return median;
 }

@@ -27,16 +27,6 @@ CacheSpec vllmSpec(const std::string &preset, int d) {
   return *s;
 }
 
-std::string hex(const uint8_t *p, size_t n) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, "%02X ", p[i]);
-    s += buf;
-  }
-  return s;
-}
-
 TEST(VllmGolden, HostCodecWritesTheHandComputedSlots) {
   for (const vllm_golden::Golden &g : vllm_golden::goldens()) {
     HostCodec codec(vllmSpec(g.preset, vllm_golden::kHeadDim));
@@ -47,8 +37,8 @@ TEST(VllmGolden, HostCodecWritesTheHandComputedSlots) {
     codec.encodeTokenHead(g.key.data(), g.value.data(), cache.data(), 1, 5, 1);
     const int64_t slot = codec.layout().blockStride + 5 * 2 * int64_t(g.slot.size()) +
                          1 * int64_t(g.slot.size());
-    EXPECT_EQ(hex(cache.data() + slot, g.slot.size()),
-              hex(g.slot.data(), g.slot.size()))
+    EXPECT_EQ(vllm_golden::hexBytes(cache.data() + slot, g.slot.size()),
+              vllm_golden::hexBytes(g.slot.data(), g.slot.size()))
         << g.preset;
     // Nothing else was touched.
     for (int64_t i = 0; i < int64_t(cache.size()); ++i) {

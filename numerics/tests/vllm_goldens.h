@@ -55,6 +55,18 @@ struct Golden {
   std::vector<uint8_t> slot;     // the slot's expected bytes
 };
 
+/// "2E E7 72 ..." for readable failure messages.
+inline std::string hexBytes(const uint8_t *p, size_t n) {
+  static const char kDigits[] = "0123456789ABCDEF";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += kDigits[p[i] >> 4];
+    s += kDigits[p[i] & 15];
+    s += ' ';
+  }
+  return s;
+}
+
 inline std::vector<uint8_t> repeat(std::vector<uint8_t> unit, int times) {
   std::vector<uint8_t> out;
   for (int i = 0; i < times; ++i)

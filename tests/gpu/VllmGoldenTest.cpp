@@ -23,16 +23,6 @@
 
 namespace {
 
-std::string hex(const uint8_t *p, size_t n) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, "%02X ", p[i]);
-    s += buf;
-  }
-  return s;
-}
-
 struct Buffer {
   void *p = nullptr;
   explicit Buffer(size_t n) { cudaMalloc(&p, n ? n : 1); }
@@ -85,7 +75,8 @@ TEST(VllmGolden, StoreKernelWritesTheHandComputedSlots) {
     // FORMATS.md: block·stride_block + pos·stride_pos + head·stride_head.
     const size_t slot = g.slot.size();
     const size_t at = 2 * size_t(layout.block_stride) + 5 * hkv * slot + slot;
-    EXPECT_EQ(hex(got.data() + at, slot), hex(g.slot.data(), slot));
+    EXPECT_EQ(tqc::vllm_golden::hexBytes(got.data() + at, slot),
+              tqc::vllm_golden::hexBytes(g.slot.data(), slot));
     // Head 0's zeros: all-zero codes' slot is not checked byte for byte
     // here (the host tests cover zeros); it must lie right before.
     for (size_t i = 0; i < got.size(); ++i) {
