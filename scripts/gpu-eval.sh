@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The H200 evaluation in one command, for a GPU machine without LLVM/MLIR:
+# tqc comes packed (scripts/pack-tqc-for-gpu.sh), the runtime and the GPU
+# tests are built here, and every stage writes its output under OUT_DIR and
+# tars OUT_DIR into $OUT (the device tool's return folder) when it ends, so a
+# run cut short still returns what finished.
+#
+#   scripts/gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]
+#
+# Stages (default: all, in this order):
+#   tier      tests/gpu bundles + the GPU tier (tqc-gpu-test) + ctest -L gpu
+#   decode    bench/decode_bench.py: k3v4, k4v4 (shipped tuned plans) and
+#             k3v4 --layout vllm, B {1,8,32,64} x L {1K,8K,32K}, vs SDPA
+#   store     bench/store_bench.py: k3v4, k4v4, bf16
+#   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
+#             back to back and --isolate, and the shipped-database run
+#             (bench/tuner_quality.py reads the timings afterwards)
+#   demo      bench/e2e_demo.py over k3v4, k4v4, k8v4, k3v4 --layout vllm, bf16
+# Environment: JOBS (bundle compiles at once, default 16), TQC_COMMIT (the
+# tree, recorded by the demo when the copy's git metadata is stale).
+set -uo pipefail
+packed=${1:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
+gtest=${2:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
+res=${3:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
+shift 3
+stages=${*:-tier decode store tuner demo}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+mkdir -p "$res"
+work=$res/work
+mkdir -p "$work"
+db=autotune/databases/nvidia-h200-sm_90.json
+
+say() { echo "[gpu-eval $(date +%H:%M:%S)] $*" | tee -a "$res/log.txt"; }
+pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-eval.tgz" -C "$(dirname "$res")" \
+  --exclude=work "$(basename "$res")"; }
+trap pack EXIT
+
+tqc=/tmp/tqc-gpu/tqc
+if [ ! -x "$tqc" ]; then
+  tar xJf "$packed" -C /tmp || { say "cannot unpack $packed"; exit 1; }
+fi
+say "tqc: $("$tqc" --version 2>&1 | head -1); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+
+if [ ! -f build-gpu/runtime/tqrt.py ] || [ ! -x build-gpu/tests/gpu/tqc-gpu-test ]; then
+  cmake -S . -B build-gpu -DTQC_BUILD_COMPILER=OFF -DTQC_GTEST_SOURCE_DIR="$gtest" \
+    -DTQC_GPU_BUNDLES_DIR="$work/bundles" >"$res/cmake.txt" 2>&1 &&
+    cmake --build build-gpu -j"$(nproc)" >>"$res/cmake.txt" 2>&1 ||
+    { say "runtime build failed (cmake.txt)"; exit 1; }
+fi
+
+bundle() { # name tqc-args...
+  local name=$1; shift
+  [ -d "$work/$name" ] || "$tqc" --arch sm_90 "$@" -o "$work/$name" >"$work/$name.txt" 2>&1
+}
+
+for stage in $stages; do
+  say "stage $stage"
+  case $stage in
+  tier)
+    JOBS=${JOBS:-16} tests/gpu/make-bundles.sh "$tqc" "$work/bundles" >"$res/bundles.txt" 2>&1
+    ./build-gpu/tests/gpu/tqc-gpu-test >"$res/gpu-test.txt" 2>&1
+    say "tqc-gpu-test: exit $?, $(tail -1 "$res/gpu-test.txt")"
+    (cd build-gpu && ctest -L gpu -E gpu_kernels) >"$res/ctest-gpu.txt" 2>&1
+    say "ctest -L gpu: exit $?"
+    ;;
+  decode)
+    bundle k3v4 --preset k3v4 --tuning-db "$db"
+    bundle k4v4 --preset k4v4 --tuning-db "$db"
+    bundle k3v4-vllm --preset k3v4 --layout vllm
+    python3 bench/decode_bench.py --tqrt build-gpu/runtime \
+      --bundles "$work/k3v4" "$work/k4v4" "$work/k3v4-vllm" \
+      --json "$res/decode.json" >"$res/decode.txt" 2>&1
+    say "decode_bench: exit $?"
+    ;;
+  store)
+    bundle k3v4 --preset k3v4 --tuning-db "$db"
+    bundle k4v4 --preset k4v4 --tuning-db "$db"
+    bundle bf16 --preset bf16
+    python3 bench/store_bench.py --tqrt build-gpu/runtime \
+      --bundles "$work/k3v4" "$work/k4v4" "$work/bf16" \
+      --json "$res/store.json" >"$res/store.txt" 2>&1
+    say "store_bench: exit $?"
+    ;;
+  tuner)
+    printf '1024 1\n8192 1\n32768 1\n' >"$work/grid.txt"
+    for p in k3v4 k4v4; do
+      for mode in b2b isolate; do
+        flag=; [ $mode = isolate ] && flag=--isolate
+        "$tqc" autotune --arch native --preset $p --buckets 1,8,32,64 \
+          --context-hist "$work/grid.txt" --no-prune $flag \
+          -o "$work/grid-$p-$mode.json" --report "$res/grid-$p-$mode" \
+          >"$res/grid-$p-$mode.txt" 2>&1
+        say "autotune grid $p $mode: exit $?"
+        "$tqc" autotune --arch native --preset $p --buckets 1,8,32,64 $flag \
+          -o "$res/db-$mode.json" --report "$res/tune-$p-$mode" \
+          >"$res/tune-$p-$mode.txt" 2>&1
+        say "autotune $p $mode: exit $?"
+      done
+    done
+    ;;
+  demo)
+    bundle k3v4 --preset k3v4 --tuning-db "$db"
+    bundle k4v4 --preset k4v4 --tuning-db "$db"
+    bundle k8v4 --preset k8v4
+    bundle k3v4-vllm --preset k3v4 --layout vllm
+    bundle bf16 --preset bf16
+    python3 bench/e2e_demo.py --tqrt build-gpu/runtime \
+      --bundles "$work/k3v4" "$work/k4v4" "$work/k8v4" "$work/k3v4-vllm" "$work/bf16" \
+      --json "$res/e2e.json" >"$res/e2e.txt" 2>&1
+    say "e2e_demo: exit $?"
+    ;;
+  *)
+    say "unknown stage '$stage'; accepted: tier decode store tuner demo"
+    exit 2
+    ;;
+  esac
+  pack
+done
+say "done"
