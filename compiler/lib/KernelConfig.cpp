@@ -191,6 +191,16 @@ LogicalResult checkSupported(ModuleOp m, const KernelConfig &c) {
       return m.emitError() << "rotation " << toString(t->rotation.kind)
                            << " has no GPU template; accepted: none, "
                               "randomized_hadamard, plain_hadamard";
+  // vLLM's Triton store casts fp8 keys to e4b15 on GPUs below sm_89
+  // (no e4m3 conversion there): a cache vLLM wrote on an A100 is not the
+  // e4m3 these kernels read (../shared/reference/vllm-turboquant.md §3).
+  if (c.layout.kind == tqc::LayoutKind::VLLM &&
+      c.key.quant.kind == tqc::QuantKind::Fp8E4M3 &&
+      (c.arch == "sm_80" || c.arch == "sm_86"))
+    return m.emitError() << "fp8 keys in the vllm layout on " << c.arch
+                         << ": vLLM stores them as e4b15 below sm_89, these "
+                            "kernels read e4m3; accepted archs: sm_89 and "
+                            "newer";
   if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
     return m.emitError() << "head_dim " << c.headDim
                          << " has no CUDA template; accepted: 64, 128, 256";
