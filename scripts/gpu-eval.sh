@@ -15,6 +15,8 @@
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
 #             (bench/tuner_quality.py reads the timings afterwards)
+#   vllmtune  tqc autotune --layout vllm --isolate for k3v4 (plans for the
+#             vLLM layout, which has none yet)
 #   demo      bench/e2e_demo.py over k3v4, k4v4, k8v4, k3v4 --layout vllm, bf16
 # Environment: JOBS (bundle compiles at once, default 16), TQC_COMMIT (the
 # tree, recorded by the demo when the copy's git metadata is stale).
@@ -99,6 +101,12 @@ for stage in $stages; do
       done
     done
     ;;
+  vllmtune)
+    "$tqc" autotune --arch native --preset k3v4 --layout vllm --isolate \
+      --buckets 1,8,32,64 -o "$res/db-vllm.json" --report "$res/tune-k3v4-vllm" \
+      >"$res/tune-k3v4-vllm.txt" 2>&1
+    say "autotune k3v4 --layout vllm: exit $?"
+    ;;
   demo)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
     bundle k4v4 --preset k4v4 --tuning-db "$db"
@@ -111,7 +119,7 @@ for stage in $stages; do
     say "e2e_demo: exit $?"
     ;;
   *)
-    say "unknown stage '$stage'; accepted: tier decode store tuner demo"
+    say "unknown stage '$stage'; accepted: tier decode store tuner vllmtune demo"
     exit 2
     ;;
   esac

@@ -284,6 +284,8 @@ std::string runAutotune(const AutotuneOptions &o) {
   // ---- Choose and write ----------------------------------------------------
   TuningKey key{dev.name, request.arch, preset, dev.smCount, request.headDim,
                 gqa};
+  if (request.overrides.layout)
+    key.layout = *request.overrides.layout;
   std::vector<TunedBucket> entries;
   std::vector<BucketChoice> choices;
   std::vector<int> defaults;
@@ -314,7 +316,9 @@ std::string runAutotune(const AutotuneOptions &o) {
     out("wrote " + o.output + " (" + std::to_string(entries.size()) +
         " entries for " + dev.name + " " + request.arch + " " + preset +
         " D=" + std::to_string(request.headDim) + " GQA " +
-        std::to_string(gqa) + "; " + std::to_string(m.kept) +
+        std::to_string(gqa) +
+        (key.layout == "native" ? "" : " layout " + key.layout) + "; " +
+        std::to_string(m.kept) +
         " other entries kept)");
   }
   if (!o.reportDir.empty()) {

@@ -41,18 +41,21 @@ std::string readAll(const std::string &path, bool &ok) {
 
 /// The key of an entry the reader accepted (so every member is there).
 struct EntryKey {
-  std::string gpu, arch, preset;
+  std::string gpu, arch, preset, layout;
   int64_t headDim, gqa, bucket;
   bool operator<(const EntryKey &o) const {
-    return std::tie(gpu, arch, preset, headDim, gqa, bucket) <
-           std::tie(o.gpu, o.arch, o.preset, o.headDim, o.gqa, o.bucket);
+    return std::tie(gpu, arch, preset, layout, headDim, gqa, bucket) <
+           std::tie(o.gpu, o.arch, o.preset, o.layout, o.headDim, o.gqa,
+                    o.bucket);
   }
 };
 
 EntryKey keyOf(const ojson &e) {
   return {e["gpu"].get<std::string>(),  e["arch"].get<std::string>(),
-          e["preset"].get<std::string>(), e["head_dim"].get<int64_t>(),
-          e["gqa_ratio"].get<int64_t>(),  e["bucket"].get<int64_t>()};
+          e["preset"].get<std::string>(),
+          e.contains("layout") ? e["layout"].get<std::string>() : "native",
+          e["head_dim"].get<int64_t>(), e["gqa_ratio"].get<int64_t>(),
+          e["bucket"].get<int64_t>()};
 }
 
 ojson entryJson(const TuningKey &k, const TunedBucket &b,
@@ -62,6 +65,8 @@ ojson entryJson(const TuningKey &k, const TunedBucket &b,
   e["arch"] = k.arch;
   e["sm_count"] = k.smCount;
   e["preset"] = k.preset;
+  if (k.layout != "native") // entries without it are native (TuningDb.cpp)
+    e["layout"] = k.layout;
   e["head_dim"] = k.headDim;
   e["gqa_ratio"] = k.gqaRatio;
   e["bucket"] = b.bucket;
@@ -151,8 +156,9 @@ DbMerge mergeTuningDb(const std::string &path, const TuningKey &key,
     for (const ojson &e : db["entries"]) {
       EntryKey k = keyOf(e);
       bool same = k.gpu == key.gpu && k.arch == key.arch &&
-                  k.preset == key.preset && k.headDim == key.headDim &&
-                  k.gqa == key.gqaRatio && ours.count(k.bucket);
+                  k.preset == key.preset && k.layout == key.layout &&
+                  k.headDim == key.headDim && k.gqa == key.gqaRatio &&
+                  ours.count(k.bucket);
       if (!same) {
         kept.push_back(e);
         continue;
@@ -210,6 +216,7 @@ DbMerge writeTuningDb(const std::string &path, const TuningKey &key,
   q.headDim = int(key.headDim);
   q.gqaRatio = int(key.gqaRatio);
   q.gpu = key.gpu;
+  q.layout = key.layout;
   TuningLookup r = lookupTuningDb(tmp, q);
   std::string mismatch = r.error;
   for (const TunedBucket &b : entries) {

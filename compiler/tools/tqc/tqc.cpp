@@ -221,6 +221,10 @@ cl::opt<bool> atNoPrune("no-prune",
                         cl::desc("time every candidate at every length "
                                  "(no early drop of provably slower ones)"),
                         cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atLayout("layout", cl::init("native"),
+                              cl::desc("cache layout of the tuned bundles: "
+                                       "native, vllm"),
+                              cl::sub(autotuneCmd), cl::cat(autotuneCategory));
 cl::opt<bool> atIsolate("isolate",
                          cl::desc("time each decode after a separator node "
                                   "(as between an engine's other kernels), "
@@ -327,6 +331,10 @@ int runAutotuneCommand() {
   o.request.numQHeads = atNumQHeads;
   o.request.numKVHeads = atNumKVHeads;
   o.request.blockSize = atBlockSize;
+  if (atLayout != "native" && atLayout != "vllm")
+    return fail("unknown layout '" + atLayout + "'; accepted: native, vllm");
+  if (atLayout != "native")
+    o.request.overrides.layout = atLayout;
   std::string err;
   if (!tqc::autotune::parseIntList(atBuckets, "--buckets", o.buckets, err))
     return fail(err);

@@ -26,6 +26,7 @@ namespace tqc::autotune {
 struct TuningKey {
   std::string gpu, arch, preset;
   int64_t smCount = 0, headDim = 0, gqaRatio = 0;
+  std::string layout = "native"; ///< written only when not native
 };
 
 struct TunedBucket {
