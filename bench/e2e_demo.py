@@ -157,13 +157,13 @@ class TqcCache:
         self.step_slots = None
 
     def slots(self, b, t):
-        return (self.block_tables[b, t // self.bs].long() * self.bs + t % self.bs)
+        """Cache slots of tokens t of rows b (ints or tensors that broadcast)."""
+        return self.block_tables[b, t // self.bs].long() * self.bs + t % self.bs
 
     def begin_step(self):
         """Slots of token `len` of every row, and the lengths after it."""
         t = torch.full((self.B,), self.len, device="cuda", dtype=torch.long)
-        rows = torch.arange(self.B, device="cuda")
-        self.step_slots = (self.block_tables[rows, t // self.bs].long() * self.bs + t % self.bs)
+        self.step_slots = self.slots(torch.arange(self.B, device="cuda"), t)
         self.seq_lens.fill_(self.len + 1)
 
     def attention(self, i, q, k, v):

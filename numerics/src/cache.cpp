@@ -6,7 +6,6 @@
 #include "tqc/numerics/pack.h"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -44,8 +43,6 @@ TensorCodec::TensorCodec(const TensorSpec &spec, int headDim, LayoutKind layout)
       prod_.emplace(headDim, *mse_, sharedSketch(headDim, q.qjlSeed),
                     ScalarStorage::Fp16);
   }
-  uniformCodes_ = layout == LayoutKind::Native ? UniformCodes::FromStored
-                                               : UniformCodes::FromExact;
   vllm_ = layout == LayoutKind::VLLM;
 }
 
@@ -91,44 +88,12 @@ void TensorCodec::encodeLloydMax(const double *x, const TensorFields &f) const {
     packBits(prod.signs.data(), dim_, 1, f.signs, signBytes());
     writeFp16(f.gamma, prod.gamma);
     mse = std::move(prod.mse);
-  } else if (vllm_) {
-    mse = encodeVllmKey(x);
   } else {
     mse = mse_->encode(x);
   }
   packBits(mse.indices.data(), dim_, spec_.quant.codeBits(), f.codes,
            codeBytes());
   writeFp16(f.scale, mse.scale);
-}
-
-/// FORMATS.md's vLLM key store, in fp32 as vLLM computes it: n = ‖k‖,
-/// y = H·(k / (n + 1e-8)), idx = #{fp32 midpoints ≤ y}, n kept as fp16 (the
-/// norm is corrected at read). Only the summation orders of ‖k‖ and of H·x
-/// are this codec's own, so a coordinate within fp32 rounding of a midpoint
-/// can land in the neighbouring cell of another implementation.
-MseCode TensorCodec::encodeVllmKey(const double *x) const {
-  const Codebook &book = mse_->codebook();
-  std::vector<float> y(dim_);
-  float sq = 0.f;
-  for (int j = 0; j < dim_; ++j) {
-    y[j] = float(x[j]);
-    sq += y[j] * y[j];
-  }
-  const float n = std::sqrt(sq);
-  const float denom = n + 1e-8f;
-  for (float &v : y)
-    v /= denom;
-  rotation_->apply(y.data());
-  MseCode code;
-  code.indices.resize(dim_);
-  for (int j = 0; j < dim_; ++j) {
-    int idx = 0;
-    for (double mid : book.boundaries) // fp32 values (vllm_codebook.cpp)
-      idx += float(mid) <= y[j];
-    code.indices[j] = uint8_t(idx);
-  }
-  code.scale = roundToFp16(n);
-  return code;
 }
 
 void TensorCodec::encodeRotatedElements(const double *y,
@@ -143,7 +108,9 @@ void TensorCodec::encodeRotatedElements(const double *y,
       f.codes[j] = encodeFp8E4M3(y[j]);
     return;
   case QuantKind::Uniform: {
-    UniformCode u = uniformEncode(y, dim_, spec_.quant.bits, uniformCodes_);
+    UniformCode u = uniformEncode(
+        y, dim_, spec_.quant.bits,
+        vllm_ ? UniformCodes::FromExact : UniformCodes::FromStored);
     packBits(u.q.data(), dim_, spec_.quant.bits, f.codes, codeBytes());
     writeFp16(f.scale, u.scale);
     writeFp16(f.zero, u.zero);

@@ -45,6 +45,8 @@ MseQuantizer::MseQuantizer(std::shared_ptr<const Codebook> codebook,
 }
 
 MseCode MseQuantizer::encode(const double *x) const {
+  if (mode_ == NormMode::CorrectedAtRead)
+    return encodeFp32(x);
   const int n = dim();
   std::vector<double> y(x, x + n);
   const double length = norm(y.data(), n);
@@ -58,6 +60,32 @@ MseCode MseQuantizer::encode(const double *x) const {
   if (mode_ == NormMode::Corrected && length > 0)
     s = length / gatheredNorm(*codebook_, code.indices);
   code.scale = store(s, storage_);
+  return code;
+}
+
+/// vLLM's key store (FORMATS.md) in its own fp32 arithmetic: n = ‖k‖,
+/// y = R·(k / (n + 1e-8)), idx = #{fp32 boundaries ≤ y}, s = n. Only the
+/// summation orders of ‖k‖ and of R·x are this codec's own, so a coordinate
+/// within fp32 rounding of a boundary can land in the neighbouring cell of
+/// another implementation.
+MseCode MseQuantizer::encodeFp32(const double *x) const {
+  const int n = dim();
+  std::vector<float> y(n);
+  float sq = 0.f;
+  for (int j = 0; j < n; ++j) {
+    y[j] = float(x[j]);
+    sq += y[j] * y[j];
+  }
+  const float length = std::sqrt(sq);
+  const float denom = length + 1e-8f;
+  for (float &v : y)
+    v /= denom;
+  rotation_->apply(y.data());
+  MseCode code;
+  code.indices.resize(n);
+  for (int j = 0; j < n; ++j)
+    code.indices[j] = uint8_t(nearestIndex(*codebook_, y[j]));
+  code.scale = store(length, storage_);
   return code;
 }
 
@@ -133,41 +161,40 @@ double ProdQuantizer::innerProduct(const ProdQuery &q,
          sketch_->estimate(q.projected.data(), code.signs.data(), code.gamma);
 }
 
+namespace {
+
+/// uniformEncode's arithmetic in R: float for FromExact (vLLM's fp32),
+/// double for FromStored.
+template <class R>
+UniformCode uniformEncodeIn(const double *v, int n, int top, bool fromStored) {
+  const auto [lo, hi] = std::minmax_element(v, v + n);
+  const R zero = R(*lo);
+  const R exactScale = std::max((R(*hi) - zero) / R(top), R(1e-8));
+  UniformCode code;
+  code.scale = roundToFp16(exactScale);
+  code.zero = roundToFp16(zero);
+  const R s = fromStored ? R(code.scale) : exactScale;
+  const R z = fromStored ? R(code.zero) : zero;
+  code.q.resize(n);
+  for (int j = 0; j < n; ++j) {
+    const R q = s > R(0) ? std::floor((R(v[j]) - z) / s + R(0.5)) : R(0);
+    code.q[j] = uint8_t(std::clamp(q, R(0), R(top)));
+  }
+  return code;
+}
+
+} // namespace
+
 UniformCode uniformEncode(const double *v, int n, int bits,
                           UniformCodes codes) {
   if (bits < 1 || bits > 8)
     throw std::invalid_argument("uniform quantizer bits out of range 1..8");
   if (n < 1)
     throw std::invalid_argument("uniform quantizer of an empty vector");
-  const auto [lo, hi] = std::minmax_element(v, v + n);
   const int top = (1 << bits) - 1;
-  if (codes == UniformCodes::FromExact) { // vLLM: fp32 throughout
-    const float flo = float(*lo);
-    float s = (float(*hi) - flo) / float(top);
-    s = s > 1e-8f ? s : 1e-8f;
-    UniformCode code;
-    code.scale = roundToFp16(s);
-    code.zero = roundToFp16(flo);
-    code.q.resize(n);
-    for (int j = 0; j < n; ++j) {
-      const float q = std::floor((float(v[j]) - flo) / s + 0.5f);
-      code.q[j] = uint8_t(std::clamp(q, 0.0f, float(top)));
-    }
-    return code;
-  }
-  const double exactScale = std::max((*hi - *lo) / top, 1e-8);
-  UniformCode code;
-  code.scale = roundToFp16(exactScale);
-  code.zero = roundToFp16(*lo);
-  const bool fromStored = codes == UniformCodes::FromStored;
-  const double s = fromStored ? code.scale : exactScale;
-  const double z = fromStored ? code.zero : *lo;
-  code.q.resize(n);
-  for (int j = 0; j < n; ++j) {
-    double q = s > 0 ? std::floor((v[j] - z) / s + 0.5) : 0;
-    code.q[j] = uint8_t(std::clamp(q, 0.0, double(top)));
-  }
-  return code;
+  if (codes == UniformCodes::FromExact) // vLLM: fp32 throughout
+    return uniformEncodeIn<float>(v, n, top, false);
+  return uniformEncodeIn<double>(v, n, top, true);
 }
 
 void uniformDecode(const UniformCode &code, double *v) {

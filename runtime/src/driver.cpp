@@ -1,5 +1,6 @@
 //===- driver.cpp - dlopen of libcuda and cuInit --------------------------===//
 #include "driver.h"
+#include "dlbind.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,11 +30,6 @@ std::string describeWith(const Api &a, Result r) {
   return buf;
 }
 
-template <typename F> bool bind(void *lib, const char *name, F &fn) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
-  return fn != nullptr;
-}
-
 void load(Driver &d) {
   // TQRT_LIBCUDA lets a test point the runtime at a missing library (to
   // exercise the no-driver path on a GPU machine) and lets an unusual
@@ -54,7 +50,7 @@ void load(Driver &d) {
   Api &a = d.api;
   const char *missing = nullptr;
 #define TQRT_BIND(name)                                                        \
-  if (!missing && !bind(lib, #name, a.name))                                   \
+  if (!missing && !bindSymbol(lib, #name, a.name))                             \
     missing = #name;
   TQRT_BIND(cuInit)
   TQRT_BIND(cuDriverGetVersion)
@@ -77,16 +73,16 @@ void load(Driver &d) {
             "; the NVIDIA driver is too old or the file is not libcuda";
     return; // the library stays loaded: unloading a driver is never safe
   }
-  bind(lib, "cuCtxGetId", a.cuCtxGetId); // optional (CUDA >= 12.0)
-  bind(lib, "cuLaunchKernelEx", a.cuLaunchKernelEx); // optional (CUDA >= 12.0)
+  bindSymbol(lib, "cuCtxGetId", a.cuCtxGetId); // optional (CUDA >= 12.0)
+  bindSymbol(lib, "cuLaunchKernelEx", a.cuLaunchKernelEx); // optional (CUDA >= 12.0)
   // Tool entry points: optional here (libtqrt does not call them);
   // missingToolApi() reports a gap to the tool that needs them.
-#define TQRT_BIND_TOOL(name, symbol) bind(lib, #symbol, a.symbol);
+#define TQRT_BIND_TOOL(name, symbol) bindSymbol(lib, #symbol, a.symbol);
   TQRT_CU_TOOL_FUNCTIONS(TQRT_BIND_TOOL)
 #undef TQRT_BIND_TOOL
   // Drivers before CUDA 12.8 have only the original, same-signature entry.
   if (!a.cuEventElapsedTime_v2)
-    bind(lib, "cuEventElapsedTime", a.cuEventElapsedTime_v2);
+    bindSymbol(lib, "cuEventElapsedTime", a.cuEventElapsedTime_v2);
 
   d.initResult = a.cuInit(0);
   if (d.initResult == kErrorNoDevice) {

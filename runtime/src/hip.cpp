@@ -1,5 +1,6 @@
 //===- hip.cpp - Loading libamdhip64 ---------------------------------------===//
 #include "hip.h"
+#include "dlbind.h"
 
 #include <dlfcn.h>
 
@@ -9,11 +10,6 @@
 namespace tqrt::hip {
 
 namespace {
-
-template <class F> bool bind(void *lib, const char *name, F &fn) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
-  return fn != nullptr;
-}
 
 std::string describeWith(const Api &a, Error e) {
   const char *name = a.hipGetErrorName ? a.hipGetErrorName(e) : nullptr;
@@ -53,7 +49,7 @@ void load(Runtime &r) {
   Api &a = r.api;
   const char *missing = nullptr;
 #define TQRT_HIP_BIND(name)                                                    \
-  if (!missing && !bind(lib, #name, a.name))                                   \
+  if (!missing && !bindSymbol(lib, #name, a.name))                             \
     missing = #name;
   TQRT_HIP_BIND(hipInit)
   TQRT_HIP_BIND(hipGetDeviceCount)

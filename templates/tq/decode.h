@@ -523,13 +523,12 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = P::D, E = P::E, C = P::C, LPT = P::LPT, TPW = P::TPW;
   constexpr int NW = P::NW, HPC = P::HPC, G = P::G;
-  constexpr int kSplits = P::kSplits;
   constexpr bool kQjl = KInfo::kQjl;
 
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
-  const int b = w.b, split = w.split, nSplits = w.nSplits;
+  const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
   const int qh0 = blockIndexX() * HPC; // first query head of this CTA
   const int kvh = qh0 / G;

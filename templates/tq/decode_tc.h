@@ -553,7 +553,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   using K = typename Pl::K;
   using V = typename Pl::V;
   constexpr int D = P::D, HPC = P::HPC, NW = P::NW, KC = Pl::KC;
-  constexpr int kSplits = P::kSplits;
   constexpr bool kKeyBf16 = K::kBf16, kValueBf16 = V::kBf16;
   constexpr bool kQSplit = Pl::kQuerySplit;
   static_assert(D % 16 == 0 && HPC <= 8, "tensor-core plan");
@@ -561,7 +560,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
-  const int b = w.b, split = w.split, nSplits = w.nSplits;
+  const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
   const int qh0 = blockIndexX() * HPC;
   const int kvh = qh0 / P::G;

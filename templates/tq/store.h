@@ -12,8 +12,9 @@
  * min/max and codes) runs in float32 (StoreReal), so a coordinate within
  * float rounding (~1e-7 relative) of a cell boundary or of a half step of
  * the uniform grid, or a scale within it of an fp16 rounding midpoint, can
- * land on the other side: ~1e-4 of the token-heads on random data (the GPU
- * tier and the CPU emulator count them; their bound is 1e-3). Why float32:
+ * land on the other side: 0 to 1 of 5990 token-heads on the CPU emulator's
+ * random data (`ctest -R emu_decode -V`; the GPU tier counts them too, both
+ * bound them at 1e-3). Why float32:
  * float64 halves the arithmetic rate and doubles every shuffle of the
  * rotation and the reductions, and the store ran at 12 % of bandwidth with
  * it (bench/results/2026-11-30-store-bench-h200.txt). QJL keys keep float64
@@ -59,15 +60,21 @@ TQ_INLINE float toFloatOnce(float x) { return x; }
 TQ_INLINE float toFloatOnce(double x) { return doubleToFloatRoundOdd(x); }
 
 /* Shared-memory codebook of a Lloyd-Max tensor for the store: levels, then
- * the cell boundaries (midpoints computed in double as the host does, then
- * rounded to the store's type R; the last entry is unused). */
+ * the cell boundaries (the last entry is unused): midpoints computed in
+ * double as the host does, then rounded to the store's type R; with the
+ * vLLM layout's rules in fp32 as vLLM's store does, (c[i] + c[i+1]) / 2. */
 template <class Info, class R, class L> // one whole warp; L float or double
 TQ_INLINE void fillBook(R *book, const L *levels) {
   constexpr int K = Info::kLevels;
   for (int i = laneIndex(); i < K; i += kWarpSize) {
     const double c = levels[i];
     book[i] = R(c);
-    book[K + i] = i + 1 < K ? R(0.5 * (c + double(levels[i + 1]))) : R(0);
+    if (i + 1 == K)
+      book[K + i] = R(0);
+    else if constexpr (Info::kVllmStore)
+      book[K + i] = R((float(c) + float(levels[i + 1])) * 0.5f);
+    else
+      book[K + i] = R(0.5 * (c + double(levels[i + 1])));
   }
 }
 
@@ -91,66 +98,17 @@ TQ_INLINE void writePacked(uint8_t *row, const uint8_t *codes) {
 
 TQ_INLINE void writeF16(uint8_t *p, uint32_t bits) { storeGlobal2(p, bits); }
 
-/* The vLLM store's fp32 midpoints (c[i] + c[i+1]) / 2 of a Lloyd-Max
- * tensor's levels (mid[K-1] unused). */
-template <class Info, class L> // called by one whole warp
-TQ_INLINE void fillVllmMidpoints(float *mid, const L *levels) {
-  constexpr int K = Info::kLevels;
-  for (int i = laneIndex(); i + 1 < K; i += kWarpSize)
-    mid[i] = (float(levels[i]) + float(levels[i + 1])) * 0.5f;
-}
-
-/* FORMATS.md's vLLM uniform value, in fp32: scale = (max − min)/(2^b − 1)
- * (at least 1e-8), q = floor((v − min)/scale + 0.5) from that unrounded
- * scale, scale and min stored as fp16. */
-template <class Spec, bool IsKey>
-TQ_INLINE void storeUniformVllm(const float (&y)[Spec::kHeadDim / kWarpSize],
-                                uint8_t *region, int pos, uint8_t *codes) {
-  using Info = TensorInfo<Spec, IsKey>;
-  using TS = typename Info::TS;
-  constexpr int D = Spec::kHeadDim;
-  constexpr int E = D / kWarpSize;
-  constexpr int kTop = (1 << TS::kBits) - 1;
-  static_assert(!Info::kRotated, "vLLM values are not rotated");
-  const int lane = laneIndex();
-  float lo = y[0], hi = y[0];
-  TQ_UNROLL
-  for (int i = 1; i < E; ++i) {
-    lo = fminf(lo, y[i]);
-    hi = fmaxf(hi, y[i]);
-  }
-  lo = warpMin(lo);
-  hi = warpMax(hi);
-  float scale = divF(hi - lo, float(kTop));
-  scale = scale > 1e-8f ? scale : 1e-8f;
-  TQ_UNROLL
-  for (int i = 0; i < E; ++i) {
-    float q = floorF(divF(y[i] - lo, scale) + 0.5f);
-    q = q < 0.f ? 0.f : (q > float(kTop) ? float(kTop) : q);
-    codes[lane * E + i] = uint8_t(q);
-  }
-  syncWarp();
-  writePacked<D, TS::kBits, Info::kCodesAlign>(
-      region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
-  if (lane == 0) {
-    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
-             floatToF16Bits(scale));
-    writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride,
-             floatToF16Bits(lo));
-  }
-  syncWarp(); // codes[] is reused by the next tensor
-}
-
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
  * idx = #{fp32 midpoints ≤ y}, n stored as fp16 (corrected at read). */
 template <class Spec, bool IsKey>
 TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / kWarpSize],
-                                 uint8_t *region, int pos, const float *mid,
+                                 uint8_t *region, int pos, const float *book,
                                  uint8_t *codes) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
   constexpr int D = Spec::kHeadDim;
   constexpr int E = D / kWarpSize;
+  const float *mid = book + Info::kLevels; // fillBook's fp32 midpoints
   const int lane = laneIndex();
   float y[E];
   float sq = 0.f;
@@ -210,8 +168,6 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
     for (int i = 0; i < E; ++i)
       w[(i / 4) % 4] |= floatToE4m3Bits(toFloatOnce(y[i])) << (8 * (i % 4));
     storeChunk<E, Info::kCodesAlign>(codesRow + E * lane, w);
-  } else if constexpr (Info::kVllmStore) { // TQ_QUANT_UNIFORM, vLLM rules
-    storeUniformVllm<Spec, IsKey>(x, region, pos, codes);
   } else { // TQ_QUANT_UNIFORM
     constexpr int kTop = (1 << TS::kBits) - 1;
     R lo = y[0], hi = y[0];
@@ -222,13 +178,16 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
     }
     lo = warpMin(lo);
     hi = warpMax(hi);
-    // numerics uniformEncode (FromStored): the codes use the fp16-rounded
-    // scale and zero, the grid the decoder dequantizes on.
+    // numerics uniformEncode: scale = (max − min)/(2^b − 1), at least 1e-8.
+    // The codes use the fp16-rounded scale and zero, the grid the decoder
+    // dequantizes on (FromStored), or with the vLLM layout's rules the
+    // unrounded ones, as vLLM's store does (FromExact).
     R exact = divR(hi - lo, R(kTop));
     exact = exact > R(1e-8) ? exact : R(1e-8);
     const uint32_t s16 = toF16Bits(exact);
     const uint32_t z16 = toF16Bits(lo);
-    const R s = f16BitsToFloat(s16), z = f16BitsToFloat(z16);
+    const R s = Info::kVllmStore ? exact : R(f16BitsToFloat(s16));
+    const R z = Info::kVllmStore ? lo : R(f16BitsToFloat(z16));
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
       R q = s > R(0) ? floorR(divR(y[i] - z, s) + R(0.5)) : R(0);
@@ -356,11 +315,10 @@ template <class Spec, bool IsKey>
 TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / kWarpSize],
                            uint8_t *region, int pos,
                            const StoreReal<TensorInfo<Spec, IsKey>> *book,
-                           const float *vllmMid, uint8_t *codes,
-                           float *resid) {
+                           uint8_t *codes, float *resid) {
   using Info = TensorInfo<Spec, IsKey>;
   if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX && Info::kVllmStore)
-    storeLloydMaxVllm<Spec, IsKey>(x, region, pos, vllmMid, codes);
+    storeLloydMaxVllm<Spec, IsKey>(x, region, pos, book, codes);
   else if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
     storeLloydMax<Spec, IsKey>(x, region, pos, book, codes, resid);
   else
@@ -394,24 +352,12 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   TQ_SHARED StoreReal<VInfo> sValueBook[2 * VInfo::kLevels];
   TQ_SHARED uint8_t sCodes[NW][D];
   TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
-  TQ_SHARED float sKeyMid[KInfo::kVllmStore ? KInfo::kLevels : 1];
-  TQ_SHARED float sValueMid[VInfo::kVllmStore ? VInfo::kLevels : 1];
-  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
-    if (warpIndex() == 0) {
-      if constexpr (KInfo::kVllmStore)
-        fillVllmMidpoints<KInfo>(sKeyMid, Spec::keyLevels());
-      else
-        fillBook<KInfo>(sKeyBook, Spec::keyLevels());
-    }
-  }
-  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
-    if (warpIndex() == NW - 1) {
-      if constexpr (VInfo::kVllmStore)
-        fillVllmMidpoints<VInfo>(sValueMid, Spec::valueLevels());
-      else
-        fillBook<VInfo>(sValueBook, Spec::valueLevels());
-    }
-  }
+  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+    if (warpIndex() == 0)
+      fillBook<KInfo>(sKeyBook, Spec::keyLevels());
+  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+    if (warpIndex() == NW - 1)
+      fillBook<VInfo>(sValueBook, Spec::valueLevels());
   barrier();
 
   const int warp = warpIndex(), lane = laneIndex();
@@ -423,11 +369,11 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
                       int64_t(h) * Spec::kHeadStride;
     float x[E];
     loadRow<T, E>(keys + h * a.key_stride_head + lane * E, x);
-    storeTensor<Spec, true>(x, region, pos, sKeyBook, sKeyMid, sCodes[warp],
+    storeTensor<Spec, true>(x, region, pos, sKeyBook, sCodes[warp],
                             sResid[warp]);
     loadRow<T, E>(values + h * a.value_stride_head + lane * E, x);
-    storeTensor<Spec, false>(x, region, pos, sValueBook, sValueMid,
-                             sCodes[warp], sResid[warp]);
+    storeTensor<Spec, false>(x, region, pos, sValueBook, sCodes[warp],
+                             sResid[warp]);
   }
 }
 

@@ -89,7 +89,6 @@ public:
 
 private:
   void encodeLloydMax(const double *x, const TensorFields &f) const;
-  MseCode encodeVllmKey(const double *x) const;
   void encodeRotatedElements(const double *y, const TensorFields &f) const;
   void readRotatedElements(const ConstTensorFields &f, double *y) const;
 
@@ -98,8 +97,7 @@ private:
   std::shared_ptr<const Rotation> rotation_;
   std::optional<MseQuantizer> mse_;   // lloyd_max: the codebook stage
   std::optional<ProdQuantizer> prod_; // lloyd_max with QJL: mse_ + sketch
-  UniformCodes uniformCodes_ = UniformCodes::FromStored;
-  bool vllm_ = false; // FORMATS.md's vLLM store math (fp32) for codebook keys
+  bool vllm_ = false; // the vLLM layout: uniform codes from the exact scale
 };
 
 /// Encoder/decoder of whole token-heads at cache addresses, built once per

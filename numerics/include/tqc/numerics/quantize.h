@@ -10,7 +10,10 @@
 //     Corrected (nc):  s = n/‖c[idx]‖,  s_eff = s      (so ‖x̃‖ = ‖x‖)
 //     CorrectedAtRead: s = n,           s_eff = s/√(‖c[idx]‖² + 1e-16)
 //                      (vLLM's layout: it stores the norm and corrects at
-//                      read time; same x̃ up to the rounding of s)
+//                      read time; same x̃ up to the rounding of s). Encoded
+//                      in float32 as vLLM's store does (FORMATS.md): n,
+//                      y = R·(x/(n + 1e-8)) and the cells all fp32, since
+//                      its codebook's boundaries are fp32 values.
 //   A zero vector stores s = 0 (indices of y = 0) and reconstructs exactly 0.
 //
 // TurboQuant_prod (b bits): the mse quantizer at b−1 bits (none at b = 1:
@@ -79,6 +82,8 @@ public:
   void decode(const MseCode &code, double *x) const;
 
 private:
+  MseCode encodeFp32(const double *x) const; // CorrectedAtRead (vLLM)
+
   std::shared_ptr<const Codebook> codebook_;
   std::shared_ptr<const Rotation> rotation_;
   NormMode mode_;
