@@ -90,18 +90,20 @@ cp "$dir/isolated.json" "$dir/both.json"
 TQRT_LIBCUDA=$fake FAKE_CUDA_STATS=$dir/stats4.txt FAKE_CUDA_L2=1048576 \
 FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 \
   "$tqc" autotune --preset k3v4 --layout vllm --buckets 1 --contexts 1024 \
-    --block-n-candidates 64 --split-candidates 4 --warps-candidates 4 \
+    --block-n-candidates 64 --split-candidates 16 --warps-candidates 4 \
     --heads-candidates 4 --reps 3 -o "$dir/both.json" \
     >"$dir/out4.txt" 2>"$dir/err4.txt" || fail "--layout vllm run exited with $?"
 grep -q 'layout vllm; 1 other entries kept' "$dir/out4.txt" || fail "no vllm write line: $(cat "$dir/out4.txt")"
 grep -q '"layout":"vllm"' "$dir/both.json" || fail "the vllm entry lacks its layout"
 "$tqc" --emit=mlir --layout vllm --tuning-db "$dir/both.json" >"$dir/mlir4.txt" 2>>"$dir/err4.txt" \
   || fail "tqc --layout vllm --tuning-db refused the database"
-grep -q 'splits = 4' "$dir/mlir4.txt" || fail "the vllm plan was not taken"
+# The vLLM entry's plan (16 splits, a candidate the native run did not have)
+# serves --layout vllm and only it.
+grep -q 'splits = 16, warps' "$dir/mlir4.txt" || fail "the vllm plan was not taken"
 grep -q 'tq.plan_source = "tuning database both.json' "$dir/mlir4.txt" || fail "vllm plans not from the database"
 "$tqc" --emit=mlir --tuning-db "$dir/both.json" >"$dir/mlir5.txt" 2>>"$dir/err4.txt" \
   || fail "tqc --tuning-db (native) refused the database"
-grep -q 'splits = 4' "$dir/mlir5.txt" && ! grep -q 'splits = 1' "$dir/mlir5.txt" && fail "native took the vllm plan"
+grep -q 'splits = 16, warps' "$dir/mlir5.txt" && fail "native took the vllm plan"
 not_layout=$("$tqc" autotune --preset k3v4 --layout paged 2>&1)
 echo "$not_layout" | grep -q "unknown layout 'paged'; accepted: native, vllm" || fail "no error for --layout paged: $not_layout"
 echo "PASS"
