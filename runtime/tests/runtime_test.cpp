@@ -918,9 +918,7 @@ TEST(Plan, Arguments) {
 }
 
 TEST(Plan, AmdBundleLoads) {
-  std::string text = edit(readFixture("manifest.json"), "\"arch\": \"sm_90\"",
-                          "\"arch\": \"gfx942\"");
-  text = edit(text, "\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"");
+  std::string text = amdManifest();
   Loaded l;
   ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
   tqrt_bundle_info info;
@@ -1251,9 +1249,7 @@ TEST(Messages, StatusNames) {
 // HIP runtime is absent (TQRT_LIBAMDHIP64, set in main), so the plan stays
 // unbound and every launch checks its arguments first, then says why.
 TEST(Amd, PlansAndChecksArgumentsWithoutHip) {
-  std::string text = edit(readFixture("manifest.json"), "\"arch\": \"sm_90\"",
-                          "\"arch\": \"gfx942\"");
-  text = edit(text, "\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"");
+  std::string text = amdManifest();
   Loaded l;
   ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
   ASSERT_EQ(tqrt_plan_create(l.bundle, 2, 16, &l.plan), TQRT_OK)

@@ -38,6 +38,13 @@ inline std::string edit(const std::string &text, const std::string &from,
   return text.substr(0, at) + to + text.substr(at + from.size());
 }
 
+/// The fixture manifest as an AMD (gfx942) bundle's.
+inline std::string amdManifest() {
+  std::string text = edit(readFixture("manifest.json"), "\"arch\": \"sm_90\"",
+                          "\"arch\": \"gfx942\"");
+  return edit(text, "\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"");
+}
+
 /// Every occurrence replaced (at least one).
 inline std::string editAll(std::string text, const std::string &from,
                            const std::string &to) {
