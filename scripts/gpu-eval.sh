@@ -18,7 +18,8 @@
 #   vllmtune  tqc autotune --layout vllm --isolate for k3v4 (plans for the
 #             vLLM layout, which has none yet)
 #   demo      bench/e2e_demo.py over k3v4, k4v4, k8v4, k3v4 --layout vllm, bf16
-# Environment: JOBS (bundle compiles at once, default 16), TQC_COMMIT (the
+# Environment: JOBS (bundle compiles at once, default 16), TUNE_PRESETS
+# (the tuner stage's presets, default "k3v4 k4v4"), TQC_COMMIT (the
 # tree, recorded by the demo when the copy's git metadata is stale).
 set -uo pipefail
 packed=${1:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
@@ -86,7 +87,7 @@ for stage in $stages; do
     ;;
   tuner)
     printf '1024 1\n8192 1\n32768 1\n' >"$work/grid.txt"
-    for p in k3v4 k4v4; do
+    for p in ${TUNE_PRESETS:-k3v4 k4v4}; do
       for mode in b2b isolate; do
         flag=; [ $mode = isolate ] && flag=--isolate
         "$tqc" autotune --arch native --preset $p --buckets 1,8,32,64 \
