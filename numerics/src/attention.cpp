@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <limits>
 #include <vector>
 
 namespace tqc {
@@ -137,6 +138,58 @@ void denseAttention(const double *query, const double *keys,
   for (int64_t t = 0; t < numKeys; ++t)
     for (int j = 0; j < headDim; ++j)
       out[j] += p[t] * values[t * headDim + j];
+}
+
+void referenceExtendChunk(const HostCodec &codec, const PagedBatch &batch,
+                          const int32_t *queryStartLoc, const double *query,
+                          const double *chunkKeys, const double *chunkValues,
+                          double softmaxScale, double *out, double *lse) {
+  const CacheSpec &spec = codec.spec();
+  const int d = spec.headDim, hq = spec.numQHeads, hkv = spec.numKVHeads,
+            group = spec.gqaRatio();
+  const double kNegInf = -std::numeric_limits<double>::infinity();
+  for (int s = 0; s < batch.numSeqs; ++s) {
+    const int64_t prefix = batch.seqLens[s], first = queryStartLoc[s];
+    const int64_t n = queryStartLoc[s + 1] - first;
+    for (int kvHead = 0; kvHead < hkv; ++kvHead) {
+      // The dequantized prefix, then the exact chunk, in token order.
+      const int64_t total = prefix + (chunkKeys ? n : 0);
+      std::vector<double> keys(total * d), values(total * d);
+      for (int64_t t = 0; t < prefix; ++t) {
+        const int64_t block =
+            batch.blockTable[s * batch.maxBlocksPerSeq + t / spec.blockSize];
+        codec.decodeTokenHead(batch.cache, block, t % spec.blockSize, kvHead,
+                              &keys[t * d], &values[t * d]);
+      }
+      for (int64_t i = 0; chunkKeys && i < n; ++i) {
+        const int64_t src = ((first + i) * hkv + kvHead) * d;
+        std::copy(chunkKeys + src, chunkKeys + src + d,
+                  &keys[(prefix + i) * d]);
+        std::copy(chunkValues + src, chunkValues + src + d,
+                  &values[(prefix + i) * d]);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t visible = prefix + (chunkKeys ? i + 1 : 0);
+        for (int h = kvHead * group; h < (kvHead + 1) * group; ++h) {
+          const int64_t row = (first + i) * hq + h;
+          denseAttention(query + row * d, keys.data(), values.data(), visible,
+                         d, softmaxScale, out + row * d);
+          if (!lse)
+            continue;
+          double mx = kNegInf;
+          std::vector<double> sc(visible);
+          for (int64_t t = 0; t < visible; ++t) {
+            sc[t] = softmaxScale * dot(query + row * d, &keys[t * d], d);
+            mx = std::max(mx, sc[t]);
+          }
+          double sum = 0.0;
+          for (int64_t t = 0; t < visible; ++t)
+            sum += std::exp(sc[t] - mx);
+          lse[row] = visible > 0 ? mx + std::log(sum) : kNegInf;
+        }
+      }
+    }
+  }
 }
 
 } // namespace tqc

@@ -86,4 +86,50 @@ typedef struct tq_decode_args {
    (TQ_TICKETS_PER_ROW(num_q_heads) +                                       \
     (int64_t)(num_q_heads) * (splits) * ((head_dim) + 2)))
 
+/* Extend (chunked prefill): sequence b's chunk is query rows
+ * [cu_seqlens_q[b], cu_seqlens_q[b+1]) of `query` / `out`, after its
+ * prefix_lens[b] tokens in the cache (block_tables as in decode). Chunk
+ * query i attends to the whole prefix and to chunk tokens 0..i, whose keys
+ * and values are rows of `key` / `value` ([total, num_kv_heads, head_dim],
+ * the query's dtype; the store kernel writes them to the cache separately).
+ * key == value == NULL: prefix only (an engine attends to the chunk itself
+ * and merges through `lse`). lse, when not NULL, receives per row and query
+ * head the natural-log log-sum-exp of the scaled scores (-inf when the row
+ * saw no token), at lse[row * num_q_heads + head]. total =
+ * cu_seqlens_q[batch] <= max_tokens. Two kernels on one stream: prep (grid
+ * (ceil(max_tokens * num_kv_heads / 4), 1, 1), 128 threads) writes the
+ * rotated chunk into `workspace` (TQ_EXTEND_WORKSPACE_BYTES), then extend
+ * (grid (ceil(max_tokens / tile_tokens) + max_batch, num_kv_heads, 1)). */
+typedef struct tq_extend_args {
+  const void *query;           /* [total, num_q_heads, head_dim] */
+  const void *key;             /* [total, num_kv_heads, head_dim] or NULL */
+  const void *value;
+  const uint8_t *cache;
+  const int32_t *block_tables; /* [batch, block_table_stride] */
+  const int32_t *cu_seqlens_q; /* [batch + 1], cu_seqlens_q[0] = 0 */
+  const int32_t *prefix_lens;  /* [batch] */
+  void *out;                   /* [total, num_q_heads, head_dim] */
+  float *lse;                  /* [total, num_q_heads] or NULL */
+  void *workspace;             /* 16-byte aligned; unused without a chunk */
+  int64_t query_stride_token;  /* elements */
+  int64_t query_stride_head;
+  int64_t key_stride_token;
+  int64_t key_stride_head;
+  int64_t value_stride_token;
+  int64_t value_stride_head;
+  int64_t out_stride_token;
+  int64_t out_stride_head;
+  int32_t block_table_stride;
+  int32_t batch;               /* <= max_batch */
+  int32_t max_batch;
+  int32_t max_tokens;          /* the plan's bound on total */
+  float scale;
+  int32_t reserved;            /* 0 */
+} tq_extend_args;
+
+/* Bytes of the extend workspace: the chunk's rotated keys and values as
+ * fp16 rows, then one float scale per token-head each. */
+#define TQ_EXTEND_WORKSPACE_BYTES(max_tokens, num_kv_heads, head_dim)      \
+  ((int64_t)(max_tokens) * (num_kv_heads) * ((head_dim) * 4 + 8))
+
 #endif /* TQ_ABI_H */

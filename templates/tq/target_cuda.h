@@ -262,6 +262,8 @@ TQ_INLINE float exp2Fast(float x) {
 }
 /* 1/x to about 1 ulp, no IEEE slow path (the decode normalizes by a softmax
  * sum >= 1). */
+/* log2(x), fast approximation (the extend kernel's log-sum-exp). */
+TQ_INLINE float log2Fast(float x) { return __log2f(x); }
 TQ_INLINE float rcpFast(float x) {
   float r;
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));

@@ -433,6 +433,7 @@ TQ_INLINE float e4m3BitsToFloat(uint32_t b) {
 TQ_INLINE float exp2Fast(float x) { return __builtin_amdgcn_exp2f(x); }
 /* 1/x to about 1 ulp (v_rcp_f32), no IEEE slow path (the decode normalizes
  * by a softmax sum >= 1). */
+TQ_INLINE float log2Fast(float x) { return __builtin_amdgcn_logf(x); }
 TQ_INLINE float rcpFast(float x) { return __builtin_amdgcn_rcpf(x); }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }
 TQ_INLINE bool isNegInf(float x) { return floatToBits(x) == 0xff800000u; }

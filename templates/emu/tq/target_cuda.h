@@ -139,6 +139,7 @@ inline uint32_t floatToE4m3Bits(float f) {
   return sign | best;
 }
 inline float exp2Fast(float x) { return exp2f(x); }
+inline float log2Fast(float x) { return log2f(x); }
 inline float rcpFast(float x) { return 1.0f / x; }
 inline float negInf() { return -INFINITY; }
 inline bool isNegInf(float x) { return x == -INFINITY; }

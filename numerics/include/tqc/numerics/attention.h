@@ -51,6 +51,20 @@ void referenceExtend(const HostCodec &codec, const PagedBatch &batch,
                      const int32_t *queryStartLoc, const double *query,
                      double softmaxScale, double *out);
 
+/// Extend over a compressed prefix and an exact chunk (the extend kernel's
+/// contract, templates/tq/abi.h): sequence s has batch.seqLens[s] prefix
+/// tokens in the cache and a chunk of n_s = queryStartLoc[s+1] −
+/// queryStartLoc[s] queries whose own keys and values are the same rows of
+/// chunkKeys / chunkValues ([rows][numKVHeads][headDim], exact); chunk
+/// query i attends to the dequantized prefix and chunk tokens 0..i, or to
+/// the prefix alone when chunkKeys is null. lse, when not null, receives
+/// per (row, query head) the natural-log log-sum-exp of the scaled scores
+/// (−inf for a row with nothing to attend to, whose output is zeros).
+void referenceExtendChunk(const HostCodec &codec, const PagedBatch &batch,
+                          const int32_t *queryStartLoc, const double *query,
+                          const double *chunkKeys, const double *chunkValues,
+                          double softmaxScale, double *out, double *lse);
+
 /// One query head over explicit keys/values ([numKeys][headDim] each):
 /// out = Σ_t softmax(scale·⟨q, k_t⟩)_t v_t; zeros when numKeys = 0.
 void denseAttention(const double *query, const double *keys,

@@ -1,0 +1,122 @@
+// templates/emu/run.sh ... extend: runs the generated TU's extend kernels
+// (prep + attention) on the CPU emulator against the float64 reference over
+// the dequantized prefix and the exact chunk (numerics referenceExtendChunk),
+// for a ragged batch (empty prefix, empty chunk, one-token chunks, lengths
+// off the tile grid), with and without the chunk, and checks the LSE.
+#include KERNELS_TU
+#include "tq/extend.h"
+#include "tqc/numerics/attention.h"
+#include "tqc/numerics/cache.h"
+#include "tqc/numerics/minifloat.h"
+#include "tqc/numerics/spec.h"
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <random>
+namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
+static int gDummyStatic;
+#ifndef EXTEND_SPEC // a TU from before the extend plan: the built-in one
+struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 64; };
+#define EXTEND_SPEC EmuExtendSpec
+#endif
+using Spec = EXTEND_SPEC;
+int main() {
+  emu::gSharedBase = ((uintptr_t)&gDummyStatic & ~uintptr_t((1 << 24) - 1)) - (uintptr_t(1) << 30) - 0x400;
+  using Pl = tq::ExtendPlan<Spec>;
+  const int d = Spec::kHeadDim, hq = Spec::kNumQHeads, hkv = Spec::kNumKVHeads, bs = Spec::kBlockSize;
+  auto spec = tqc::presetSpec(PRESET, d, hq, hkv, bs);
+  tqc::HostCodec codec(*spec);
+  const std::vector<int32_t> prefix = {0, 0, 300, 77, 16, 5, 0};
+  const std::vector<int32_t> chunk = {1, 37, 1, 70, 0, 19, 0};
+  const int batch = prefix.size(), maxBatch = 9, maxBlocksPerSeq = 300 / bs + 2;
+  std::vector<int32_t> cu(batch + 1, 0);
+  for (int b = 0; b < batch; ++b) cu[b + 1] = cu[b] + chunk[b];
+  const int total = cu[batch], maxTokens = total + 5;
+  int numBlocks = 3; for (int p : prefix) numBlocks += (p + bs - 1) / bs;
+  std::vector<uint8_t> cache(codec.cacheBytes(numBlocks) + 64);
+  uint8_t *cacheAligned = (uint8_t *)(((uintptr_t)cache.data() + 15) & ~uintptr_t(15));
+  std::mt19937_64 rng(7 + d * 3 + hq); std::normal_distribution<double> normal;
+  std::vector<int32_t> physical(numBlocks); std::iota(physical.begin(), physical.end(), 0); std::shuffle(physical.begin(), physical.end(), rng);
+  std::vector<int32_t> table(size_t(maxBatch) * maxBlocksPerSeq, numBlocks - 1);
+  int next = 0;
+  for (int b = 0; b < batch; ++b) for (int i = 0; i < (prefix[b] + bs - 1) / bs; ++i) table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
+  // The prefix through the host codec (the store kernel has its own tests).
+  std::vector<float> pk, pv; std::vector<int64_t> slots;
+  for (int b = 0; b < batch; ++b) for (int t = 0; t < prefix[b]; ++t) {
+    slots.push_back(int64_t(table[size_t(b) * maxBlocksPerSeq + t / bs]) * bs + t % bs);
+    for (int h = 0; h < hkv; ++h) for (int i = 0; i < d; ++i) {
+      pk.push_back(float(tqc::decodeBf16(tqc::encodeBf16((0.5 + t % 5) * normal(rng)))));
+      pv.push_back(float(tqc::decodeBf16(tqc::encodeBf16((0.5 + t % 3) * normal(rng) + 0.25))));
+    }
+  }
+  codec.storeTokens(pk.data(), pv.data(), int64_t(slots.size()), slots.data(), cacheAligned);
+  // Chunk keys / values / queries (bf16), the query rows padded.
+  const int64_t qStride = int64_t(hq) * d + 64, kvStride = int64_t(hkv) * d;
+  std::vector<uint16_t> query(size_t(maxTokens) * qStride), ck(size_t(maxTokens) * kvStride), cv(size_t(maxTokens) * kvStride);
+  std::vector<double> qd(size_t(total) * hq * d), kd(size_t(total) * kvStride), vd(size_t(total) * kvStride);
+  for (int r = 0; r < total; ++r) {
+    for (int h = 0; h < hq; ++h) for (int i = 0; i < d; ++i) {
+      uint16_t x = tqc::encodeBf16(2.0 * normal(rng)); query[r * qStride + h * d + i] = x; qd[(size_t(r) * hq + h) * d + i] = tqc::decodeBf16(x); }
+    for (int j = 0; j < kvStride; ++j) {
+      uint16_t x = tqc::encodeBf16((0.5 + r % 4) * normal(rng)); ck[r * kvStride + j] = x; kd[r * kvStride + j] = tqc::decodeBf16(x);
+      uint16_t y = tqc::encodeBf16((0.5 + r % 3) * normal(rng) - 0.5); cv[r * kvStride + j] = y; vd[r * kvStride + j] = tqc::decodeBf16(y); }
+  }
+  const double scale = 1.0 / std::sqrt(double(d));
+  tqc::PagedBatch pb; pb.cache = cacheAligned; pb.blockTable = table.data(); pb.maxBlocksPerSeq = maxBlocksPerSeq; pb.seqLens = prefix.data(); pb.numSeqs = batch;
+  std::vector<uint8_t> ws(TQ_EXTEND_WORKSPACE_BYTES(maxTokens, hkv, d) + 16);
+  void *wsAligned = (void *)(((uintptr_t)ws.data() + 15) & ~uintptr_t(15));
+  int failures = 0;
+  for (int withChunk = 1; withChunk >= 0; --withChunk) {
+    std::vector<double> ref(size_t(total) * hq * d), refLse(size_t(total) * hq);
+    tqc::referenceExtendChunk(codec, pb, cu.data(), qd.data(), withChunk ? kd.data() : nullptr, vd.data(), scale, ref.data(), refLse.data());
+    std::vector<uint16_t> out(size_t(maxTokens) * qStride, 0xFFFF);
+    std::vector<float> lse(size_t(maxTokens) * hq, NAN);
+    tq_extend_args a{}; a.query = query.data(); a.key = withChunk ? ck.data() : nullptr; a.value = withChunk ? cv.data() : nullptr;
+    a.cache = cacheAligned; a.block_tables = table.data(); a.cu_seqlens_q = cu.data(); a.prefix_lens = prefix.data();
+    a.out = out.data(); a.lse = lse.data(); a.workspace = wsAligned;
+    a.query_stride_token = qStride; a.query_stride_head = d; a.key_stride_token = a.value_stride_token = kvStride; a.key_stride_head = a.value_stride_head = d;
+    a.out_stride_token = qStride; a.out_stride_head = d; a.block_table_stride = maxBlocksPerSeq; a.batch = batch; a.max_batch = maxBatch; a.max_tokens = maxTokens; a.scale = float(scale);
+    if (withChunk) {
+      std::fill(ws.begin(), ws.end(), 0xFF); // NaN everywhere prep does not write
+      for (int x = 0; x < (maxTokens * hkv + 3) / 4; ++x) emu::runCta(x, 0, 0, 128, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
+    }
+    std::vector<std::pair<int, int>> ctas;
+    for (int x = 0; x < (maxTokens + Pl::kTokTile - 1) / Pl::kTokTile + maxBatch; ++x) for (int y = 0; y < hkv; ++y) ctas.push_back({x, y});
+    std::shuffle(ctas.begin(), ctas.end(), rng);
+    for (auto [x, y] : ctas) emu::runCta(x, y, 0, Pl::NT, [&] { tq::extend<Spec, tq::bf16_t>(a); });
+    // The LSE bound: fp16 operands round each product q_i·k_i, so a score's
+    // error scales with scale·|q|·|k| (its size without cancellation), not
+    // with the score: 2^-9 of the largest such size over the row's tokens.
+    std::vector<double> lseTol(size_t(total) * hq, 0.0);
+    for (int b = 0; b < batch; ++b) for (int kh = 0; kh < hkv; ++kh) {
+      double kmax = 0; std::vector<double> k(d), v(d);
+      for (int t = 0; t < prefix[b]; ++t) {
+        codec.decodeTokenHead(cacheAligned, table[size_t(b) * maxBlocksPerSeq + t / bs], t % bs, kh, k.data(), v.data());
+        kmax = std::max(kmax, std::sqrt(std::inner_product(k.begin(), k.end(), k.begin(), 0.0))); }
+      for (int i = 0; i < chunk[b]; ++i) {
+        const int r = cu[b] + i;
+        if (withChunk) { const double *kr = &kd[size_t(r) * kvStride + kh * d]; kmax = std::max(kmax, std::sqrt(std::inner_product(kr, kr + d, kr, 0.0))); }
+        for (int h = kh * (hq / hkv); h < (kh + 1) * (hq / hkv); ++h) {
+          const double *qr = &qd[(size_t(r) * hq + h) * d];
+          lseTol[size_t(r) * hq + h] = std::ldexp(scale * std::sqrt(std::inner_product(qr, qr + d, qr, 0.0)) * kmax, -9) + 1e-6; }
+      }
+    }
+    double worst = 0, worstLse = 0; int bad = 0;
+    for (int r = 0; r < maxTokens; ++r) for (int h = 0; h < hq; ++h) {
+      const uint16_t *row = &out[size_t(r) * qStride + size_t(h) * d];
+      if (r >= total) { for (int i = 0; i < d; ++i) if (row[i] != 0xFFFF) { printf("row %d beyond the chunks written\n", r); return 1; } continue; }
+      const double *want = &ref[(size_t(r) * hq + h) * d];
+      double num = 0, den = 0;
+      for (int i = 0; i < d; ++i) { double x = tqc::decodeBf16(row[i]); if (!std::isfinite(x)) { printf("nonfinite row %d h %d\n", r, h); return 1; } num += (x - want[i]) * (x - want[i]); den += want[i] * want[i]; }
+      const double rel = den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+      worst = std::max(worst, rel);
+      const double wl = refLse[size_t(r) * hq + h], gl = lse[size_t(r) * hq + h];
+      const double le = std::isinf(wl) ? (std::isinf(gl) && gl < 0 ? 0.0 : 1e9) : std::fabs(gl - wl);
+      worstLse = std::max(worstLse, le);
+      if (rel > 1e-2 || !(le <= lseTol[size_t(r) * hq + h])) { if (bad++ < 5) printf("row %d h %d: rel %.3e lse %.6g want %.6g (bound %.3g)\n", r, h, rel, gl, wl, lseTol[size_t(r) * hq + h]); }
+    }
+    printf("%s D%d hq%d extend (%s): worst rel %.3e, worst lse abs err %.3e %s\n", PRESET, d, hq, withChunk ? "prefix + chunk" : "prefix only", worst, worstLse, bad ? "FAIL" : "ok");
+    failures += bad;
+  }
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,540 @@
+/*===- extend.h - Chunked-prefill (extend) attention on tensor cores -------===*
+ *
+ * A sequence's new chunk of n queries attends to its P-token compressed
+ * prefix (read from the paged cache) and, causally, to the chunk's own keys
+ * and values in full precision: chunk query i sees prefix tokens [0, P) and
+ * chunk tokens [0, i]. One launch serves a batch of sequences with
+ * different P and n (cu_seqlens_q, prefix_lens; abi.h tq_extend_args).
+ *
+ * Two kernels, launched back to back by the runtime:
+ *  1. extendPrep: the chunk's keys and values, rotated like the stored ones
+ *     (the query is rotated once for the keys; the output is un-rotated once
+ *     for the values, tq-absorb-rotation), as fp16 scaled by a power of two
+ *     per token-head into the workspace. Every query tile of the chunk reads
+ *     them, so they are rotated once instead of once per tile.
+ *  2. extend: FlashAttention-2 style. A CTA takes kRows = 16·kWarps query
+ *     rows of one KV head: kTokTile = kRows / G consecutive chunk tokens ×
+ *     the G query heads that share the KV head (GQA: one dequantized tile
+ *     serves G heads), row r = (token r / G, head r % G). Warp w owns rows
+ *     16w..16w+15, its rotated query as mma A fragments in registers (fp16,
+ *     scaled per row by a power of two into [-2, 2), the factor returned on
+ *     the score). Per tile of kBlockN tokens the CTA writes the keys to
+ *     shared memory as fp16 rows (tokens × coordinates) and the values
+ *     transposed (coordinates × tokens), each with per-token scalars
+ *     (key scale and zero, value scale and zero), so that both mma B
+ *     operands are single 32-bit shared loads without bank conflicts (row
+ *     pitch ≡ 4 words mod 32). Prefix tiles are dequantized from the cache
+ *     (Lloyd-Max levels, uniform integer codes, e4m3: all exact in fp16);
+ *     chunk tiles are copied from the workspace. Then per warp:
+ *     S = Q·Kᵀ (m16n8k16, fp32 accumulation), ×(row factor · key scale)
+ *     + key zero · Σq, masks (tile end, causal diagonal), online softmax in
+ *     the exp2 domain, P (× value scale, fp16) · V into the fp32 output
+ *     accumulators, Σ p·value zero kept per row as a scalar.
+ *     Epilogue: divide by the row sums, add the zero-point term, un-rotate
+ *     (values rotated) through shared memory, write the output and, when
+ *     asked, the natural-log log-sum-exp of the scaled scores per row (an
+ *     engine merges it with attention it runs itself).
+ * Work mapping (fixed grid, abi.h): blockIdx.x enumerates the query tiles
+ * of all sequences in order, each sequence's last (most causal work) tile
+ * first; blockIdx.y is the KV head. A CTA finds its sequence by scanning
+ * cu_seqlens_q (batch entries, L2 hits); CTAs beyond the last tile return.
+ *
+ * Supported (TQ_EXTEND_SUPPORTED, the compiler checks the same): keys
+ * Lloyd-Max (no QJL), uniform or e4m3; values Lloyd-Max, uniform or e4m3;
+ * the native layout (vLLM's norm-at-read needs a per-token ‖c‖ pass); head
+ * dims 64 and 128; a target with warp mma.
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_EXTEND_H
+#define TQ_EXTEND_H
+
+#include "tq/abi.h"
+#include "tq/decode.h"
+#include "tq/numeric.h"
+#include "tq/rotate.h"
+
+namespace tq {
+
+constexpr float kLn2 = 0.6931471805599453f;
+
+template <class Spec> struct ExtendPlan {
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  static constexpr int D = Spec::kHeadDim;
+  static constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  static constexpr int NW = Spec::kExtendWarps;
+  static constexpr int NT = NW * kWarpSize;
+  static constexpr int BN = Spec::kExtendBlockN;
+  static constexpr int kRows = 16 * NW;
+  static constexpr int kTokTile = kRows / G;
+  static constexpr int kKSteps = D / 16;  // score mma k steps
+  static constexpr int kNTiles = BN / 8;  // score n tiles (8 tokens)
+  static constexpr int kVSteps = BN / 16; // output mma k steps (16 tokens)
+  static constexpr int kOTiles = D / 8;   // output n tiles (8 coordinates)
+  static constexpr int kKPitch = D + 8;   // halves per key row
+  static constexpr int kVPitch = BN + 8;  // halves per transposed value row
+  static constexpr int kOPitch = D + 4;   // floats per staged output row
+  static constexpr int kQBytes = kRows * kKPitch * 2;
+  static constexpr int kTileBytes = BN * kKPitch * 2 + D * kVPitch * 2;
+  static constexpr int kOutBytes = kRows * kOPitch * 4;
+  static constexpr int kUnionBytes =
+      maxInt(kQBytes, maxInt(kTileBytes, kOutBytes));
+
+  static constexpr bool kKeyOk =
+      !KInfo::kQjl && (KInfo::kQuant == TQ_QUANT_LLOYD_MAX ||
+                       KInfo::kQuant == TQ_QUANT_UNIFORM ||
+                       KInfo::kQuant == TQ_QUANT_FP8);
+  static constexpr bool kValueOk = VInfo::kQuant == TQ_QUANT_LLOYD_MAX ||
+                                   VInfo::kQuant == TQ_QUANT_UNIFORM ||
+                                   VInfo::kQuant == TQ_QUANT_FP8;
+  static constexpr bool kSupported = kTargetHasWarpMma && kKeyOk && kValueOk &&
+                                     !KInfo::kVllmStore && !VInfo::kVllmStore &&
+                                     (D == 64 || D == 128);
+  /* Coordinates per dequantization unit: 8 (one 16-byte row of halves). */
+  static constexpr int kUnitDims = 8;
+  static constexpr int kUnits = BN * (D / kUnitDims);
+
+  static_assert(Spec::kNumQHeads % Spec::kNumKVHeads == 0,
+                "num_q_heads: a multiple of num_kv_heads");
+  static_assert(kRows % G == 0,
+                "extend: the GQA ratio must divide 16 x kExtendWarps rows");
+  static_assert(BN % 16 == 0 && BN >= 16, "kExtendBlockN: a multiple of 16");
+  static_assert(NW >= 1 && NW <= 16, "kExtendWarps: 1..16");
+  static_assert(kUnionBytes + 2048 <= 48 * 1024,
+                "extend: tiles exceed 48 KiB of static shared memory");
+};
+
+namespace extend_detail {
+
+/* The power of two 2^e with |x| < 2^e for the largest |x| = amax (1 when
+ * amax is 0 or not finite, which the caller's data then shows). */
+TQ_INLINE float pow2Above(float amax) {
+  const uint32_t e = (floatToBits(amax) >> 23) & 0xffu;
+  if (amax == 0.f || e == 0xffu)
+    return 1.f;
+  return bitsToFloat((e + 1u) << 23); // > amax: 2^(exponent + 1)
+}
+
+/* 8 consecutive halves (16 bytes) into shared memory. */
+TQ_INLINE void storeHalves8(uint16_t *dst, const float (&x)[8]) {
+  u32x4 v;
+  v.x = packHalf2(x[0], x[1]);
+  v.y = packHalf2(x[2], x[3]);
+  v.z = packHalf2(x[4], x[5]);
+  v.w = packHalf2(x[6], x[7]);
+  *reinterpret_cast<u32x4 *>(dst) = v;
+}
+
+/* Coordinates [8c, 8c + 8) of a stored tensor's token as the values the
+ * tile holds (Lloyd-Max level, uniform integer code, e4m3 value), and its
+ * per-token scale and zero (the tile applies them per column). */
+template <class Info>
+TQ_INLINE void dequantUnit(const uint8_t *region, int pos, int c,
+                           const float *levels, float (&x)[8]) {
+  using TS = typename Info::TS;
+  constexpr int NB = 8 * Info::kCodeBits / 8;
+  const Chunk ch = loadChunk<NB, Info::kCodesAlign>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, c * NB);
+  TQ_UNROLL
+  for (int i = 0; i < 8; ++i) {
+    const uint32_t code = codeOf<Info::kCodeBits>(ch, i);
+    if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
+      x[i] = levels[code];
+    else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM)
+      x[i] = float(code);
+    else
+      x[i] = e4m3BitsToFloat(code);
+  }
+}
+template <class Info>
+TQ_INLINE void tokenScalars(const uint8_t *region, int pos, float &s,
+                            float &z) {
+  using TS = typename Info::TS;
+  s = 1.f, z = 0.f;
+  if constexpr (Info::kHasScale)
+    s = loadF16(region + TS::kScaleOffset + pos * TS::kScaleStride);
+  if constexpr (Info::kHasZero)
+    z = loadF16(region + TS::kZeroOffset + pos * TS::kZeroStride);
+}
+
+/* Workspace of the prepared chunk (abi.h TQ_EXTEND_WORKSPACE_BYTES):
+ * keys, values as [max_tokens][num_kv_heads][D] halves, then their
+ * per-token-head scales as floats. */
+template <class Spec> struct ChunkWs {
+  static constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads;
+  static TQ_INLINE uint16_t *rows(const tq_extend_args &a, bool value) {
+    return static_cast<uint16_t *>(a.workspace) +
+           (value ? int64_t(a.max_tokens) * H * D : 0);
+  }
+  static TQ_INLINE float *scales(const tq_extend_args &a, bool value) {
+    return reinterpret_cast<float *>(static_cast<uint16_t *>(a.workspace) +
+                                     int64_t(a.max_tokens) * H * D * 2) +
+           (value ? int64_t(a.max_tokens) * H : 0);
+  }
+};
+
+} // namespace extend_detail
+
+/* Kernel 1. Grid (ceil(max_tokens · num_kv_heads / 4), 1, 1), 4 warps: warp
+ * w of CTA x prepares token-head x·4 + w of the chunk (key and value). */
+template <class Spec, class T> TQ_DEVICE void extendPrep(const tq_extend_args &a) {
+  using namespace extend_detail;
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads, E = D / kWarpSize;
+  const int item = blockIndexX() * 4 + warpIndex(), lane = laneIndex();
+  const int row = item / H, h = item % H;
+  if (row >= a.cu_seqlens_q[a.batch])
+    return;
+  for (int v = 0; v < 2; ++v) {
+    const T *src = static_cast<const T *>(v ? a.value : a.key);
+    const int64_t st = v ? a.value_stride_token : a.key_stride_token;
+    const int64_t sh = v ? a.value_stride_head : a.key_stride_head;
+    float x[E];
+    loadRow<T, E>(src + row * st + h * sh + lane * E, x);
+    if (v == 0) {
+      if constexpr (KInfo::kRotated)
+        warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
+    } else {
+      if constexpr (VInfo::kRotated)
+        warpRotate<D, VInfo::kRounds>(x, Spec::valueSigns());
+    }
+    float mx = 0.f;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      mx = fmaxf(mx, fabsf(x[i]));
+    const float s = pow2Above(warpMax(mx)), inv = 1.f / s; // exact
+    uint16_t *dst = ChunkWs<Spec>::rows(a, v) + (int64_t(row) * H + h) * D +
+                    lane * E;
+    TQ_UNROLL
+    for (int i = 0; i < E; i += 2)
+      *reinterpret_cast<uint32_t *>(dst + i) =
+          packHalf2(x[i] * inv, x[i + 1] * inv);
+    if (lane == 0)
+      ChunkWs<Spec>::scales(a, v)[int64_t(row) * H + h] = s;
+  }
+}
+
+/* Kernel 2. Grid (ceil(max_tokens / kTokTile) + max_batch, num_kv_heads,
+ * 1), kExtendWarps warps. */
+template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
+  using namespace extend_detail;
+  using Pl = ExtendPlan<Spec>;
+  using KInfo = typename Pl::KInfo;
+  using VInfo = typename Pl::VInfo;
+  static_assert(Pl::kSupported, "extend: unsupported spec (see extend.h)");
+  constexpr int D = Pl::D, G = Pl::G, NW = Pl::NW, NT = Pl::NT, BN = Pl::BN;
+  constexpr int kRows = Pl::kRows, kTok = Pl::kTokTile;
+  constexpr int KS = Pl::kKSteps, NTL = Pl::kNTiles, VS = Pl::kVSteps,
+                OT = Pl::kOTiles, E = D / kWarpSize;
+  constexpr int KP = Pl::kKPitch, VP = Pl::kVPitch, OP = Pl::kOPitch;
+
+  // --- Which sequence and query tile (uniform over the CTA). ---
+  int id = blockIndexX(), b = 0, tile = -1;
+  for (; b < a.batch; ++b) {
+    const int n = a.cu_seqlens_q[b + 1] - a.cu_seqlens_q[b];
+    const int tiles = (n + kTok - 1) / kTok;
+    if (id < tiles) {
+      tile = tiles - 1 - id;
+      break;
+    }
+    id -= tiles;
+  }
+  if (tile < 0)
+    return;
+  const int kvh = blockIndexY();
+  const int row0 = a.cu_seqlens_q[b];
+  const int n = a.cu_seqlens_q[b + 1] - row0;
+  const int P = a.prefix_lens[b];
+  const int tok0 = tile * kTok, ntok = minInt(kTok, n - tok0);
+  const bool haveChunk = a.key != nullptr;
+
+  TQ_SHARED u32x4 sRaw[Pl::kUnionBytes / 16];
+  TQ_SHARED float sKs[BN], sKz[BN], sVs[BN], sVz[BN];
+  TQ_SHARED float sRowF[kRows], sRowQs[kRows];
+  TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
+  uint16_t *sQ = reinterpret_cast<uint16_t *>(sRaw);
+  uint16_t *sK = reinterpret_cast<uint16_t *>(sRaw);
+  uint16_t *sVt = sK + BN * KP;
+  float *sO = reinterpret_cast<float *>(sRaw);
+
+  const int warp = warpIndex(), lane = laneIndex(), tid = threadIndex();
+  const int g = lane >> 2, t = lane & 3;
+
+  if (warp == 0) {
+    if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+      decode_detail::fillLevels<KInfo>(sLevK, Spec::keyLevels());
+    if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+      decode_detail::fillLevels<VInfo>(sLevV, Spec::valueLevels());
+  }
+
+  // --- Queries: rotated, × scale·log2(e), per-row power-of-two into fp16.
+  {
+    const float qscale = a.scale * kLog2e;
+    const T *query = static_cast<const T *>(a.query);
+    for (int r = warp * 16; r < warp * 16 + 16; ++r) {
+      const int tk = r / G, qh = kvh * G + r % G;
+      float x[E];
+      if (tk < ntok) {
+        loadRow<T, E>(query + int64_t(row0 + tok0 + tk) * a.query_stride_token +
+                          int64_t(qh) * a.query_stride_head + lane * E,
+                      x);
+        if constexpr (KInfo::kRotated)
+          warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
+      } else {
+        TQ_UNROLL
+        for (int i = 0; i < E; ++i)
+          x[i] = 0.f;
+      }
+      float mx = 0.f;
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i) {
+        x[i] *= qscale;
+        mx = fmaxf(mx, fabsf(x[i]));
+      }
+      const float f = pow2Above(warpMax(mx)), inv = 2.f / f; // into (-2, 2)
+      float qs = 0.f;
+      TQ_UNROLL
+      for (int i = 0; i < E; i += 2) {
+        const uint32_t h2 = packHalf2(x[i] * inv, x[i + 1] * inv);
+        *reinterpret_cast<uint32_t *>(sQ + r * KP + lane * E + i) = h2;
+        qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
+      }
+      if constexpr (KInfo::kHasZero)
+        qs = warpSum(qs);
+      if (lane == 0) {
+        sRowF[r] = f * 0.5f;
+        sRowQs[r] = qs;
+      }
+    }
+  }
+  barrier();
+  uint32_t qa[KS][4];
+  TQ_UNROLL
+  for (int kk = 0; kk < KS; ++kk) {
+    const uint16_t *q0 = sQ + (warp * 16 + g) * KP + kk * 16 + 2 * t;
+    qa[kk][0] = *reinterpret_cast<const uint32_t *>(q0);
+    qa[kk][1] = *reinterpret_cast<const uint32_t *>(q0 + 8 * KP);
+    qa[kk][2] = *reinterpret_cast<const uint32_t *>(q0 + 8);
+    qa[kk][3] = *reinterpret_cast<const uint32_t *>(q0 + 8 * KP + 8);
+  }
+  // This lane's two rows (g, g + 8 of the warp): factor, Σq, chunk index.
+  float rf[2], rq[2];
+  int rTok[2];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    const int r = warp * 16 + g + 8 * i;
+    rf[i] = sRowF[r];
+    rq[i] = sRowQs[r] * rf[i];
+    rTok[i] = r / G < ntok ? tok0 + r / G : -1; // -1: padding row
+  }
+  barrier(); // sQ is overwritten by the first tile
+
+  float m[2] = {negInf(), negInf()}, l[2] = {0.f, 0.f}, zb[2] = {0.f, 0.f};
+  float o[OT][4];
+  TQ_UNROLL
+  for (int j = 0; j < OT; ++j)
+    o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
+
+  // One tile of cnt tokens in sK / sVt / scalars; chunk tiles mask tokens
+  // after the row's own (causal), chunkBase = the tile's first chunk index.
+  auto attendTile = [&](int cnt, bool causal, int chunkBase) {
+    float s[NTL][4];
+    TQ_UNROLL
+    for (int j = 0; j < NTL; ++j)
+      s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+    TQ_UNROLL
+    for (int kk = 0; kk < KS; ++kk) {
+      TQ_UNROLL
+      for (int j = 0; j < NTL; ++j) {
+        const uint16_t *kp = sK + (j * 8 + g) * KP + kk * 16 + 2 * t;
+        const uint32_t bb[2] = {*reinterpret_cast<const uint32_t *>(kp),
+                                *reinterpret_cast<const uint32_t *>(kp + 8)};
+        mmaF16(s[j], qa[kk], bb);
+      }
+    }
+    float mx[2] = {negInf(), negInf()};
+    TQ_UNROLL
+    for (int j = 0; j < NTL; ++j) {
+      TQ_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
+        float v = fmaf(s[j][e] * rf[i], sKs[col], sKz[col] * rq[i]);
+        const bool dead = col >= cnt || rTok[i] < 0 ||
+                          (causal && chunkBase + col > rTok[i]);
+        v = dead ? negInf() : v;
+        s[j][e] = v;
+        mx[i] = fmaxf(mx[i], v);
+      }
+    }
+    float corr[2];
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      mx[i] = fmaxf(mx[i], shflXor(mx[i], 1));
+      mx[i] = fmaxf(mx[i], shflXor(mx[i], 2));
+      const float mNew = fmaxf(m[i], mx[i]);
+      // Nothing seen yet (mNew = -inf): keep everything at zero.
+      corr[i] = isNegInf(mNew) ? 1.f : decode_detail::mergeWeight(m[i], mNew);
+      m[i] = mNew;
+      l[i] *= corr[i];
+      zb[i] *= corr[i];
+    }
+    TQ_UNROLL
+    for (int j = 0; j < OT; ++j) {
+      o[j][0] *= corr[0], o[j][1] *= corr[0];
+      o[j][2] *= corr[1], o[j][3] *= corr[1];
+    }
+    TQ_UNROLL
+    for (int j = 0; j < NTL; ++j) {
+      TQ_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
+        const float p = isNegInf(s[j][e]) ? 0.f : exp2Fast(s[j][e] - m[i]);
+        l[i] += p;
+        zb[i] = fmaf(p, sVz[col], zb[i]);
+        s[j][e] = p * sVs[col];
+      }
+    }
+    TQ_UNROLL
+    for (int kv = 0; kv < VS; ++kv) {
+      const uint32_t pa[4] = {packHalf2(s[2 * kv][0], s[2 * kv][1]),
+                              packHalf2(s[2 * kv][2], s[2 * kv][3]),
+                              packHalf2(s[2 * kv + 1][0], s[2 * kv + 1][1]),
+                              packHalf2(s[2 * kv + 1][2], s[2 * kv + 1][3])};
+      TQ_UNROLL
+      for (int j = 0; j < OT; ++j) {
+        const uint16_t *vp = sVt + (j * 8 + g) * VP + kv * 16 + 2 * t;
+        const uint32_t bb[2] = {*reinterpret_cast<const uint32_t *>(vp),
+                                *reinterpret_cast<const uint32_t *>(vp + 8)};
+        mmaF16(o[j], pa, bb);
+      }
+    }
+  };
+
+  // --- Prefix tiles from the cache. ---
+  const int32_t *table = a.block_tables + int64_t(b) * a.block_table_stride;
+  for (int s0 = 0; s0 < P; s0 += BN) {
+    const int cnt = minInt(BN, P - s0);
+    for (int u = tid; u < Pl::kUnits; u += NT) {
+      const int nn = u % BN, c = u / BN;
+      float xk[8], xv[8];
+      if (nn < cnt) {
+        const int tokn = s0 + nn;
+        const uint8_t *region =
+            a.cache + int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
+            int64_t(kvh) * Spec::kHeadStride;
+        const int pos = tokn % Spec::kBlockSize;
+        dequantUnit<KInfo>(region, pos, c, sLevK, xk);
+        dequantUnit<VInfo>(region, pos, c, sLevV, xv);
+      } else {
+        TQ_UNROLL
+        for (int i = 0; i < 8; ++i)
+          xk[i] = xv[i] = 0.f;
+      }
+      storeHalves8(sK + nn * KP + c * 8, xk);
+      TQ_UNROLL
+      for (int i = 0; i < 8; ++i)
+        sVt[(c * 8 + i) * VP + nn] = uint16_t(floatToF16Bits(xv[i]));
+    }
+    for (int nn = tid; nn < BN; nn += NT) {
+      float ks = 0.f, kz = 0.f, vs = 0.f, vz = 0.f;
+      if (nn < cnt) {
+        const int tokn = s0 + nn;
+        const uint8_t *region =
+            a.cache + int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
+            int64_t(kvh) * Spec::kHeadStride;
+        const int pos = tokn % Spec::kBlockSize;
+        tokenScalars<KInfo>(region, pos, ks, kz);
+        tokenScalars<VInfo>(region, pos, vs, vz);
+      }
+      sKs[nn] = ks, sKz[nn] = kz, sVs[nn] = vs, sVz[nn] = vz;
+    }
+    barrier();
+    attendTile(cnt, false, 0);
+    barrier();
+  }
+
+  // --- Chunk tiles from the workspace, causal. ---
+  if (haveChunk) {
+    const int upto = tok0 + ntok; // chunk tokens the CTA's rows can see
+    const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
+    const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
+    const float *wks = ChunkWs<Spec>::scales(a, false);
+    const float *wvs = ChunkWs<Spec>::scales(a, true);
+    constexpr int H = Spec::kNumKVHeads;
+    for (int s0 = 0; s0 < upto; s0 += BN) {
+      const int cnt = minInt(BN, upto - s0);
+      for (int u = tid; u < Pl::kUnits; u += NT) {
+        const int nn = u % BN, c = u / BN;
+        u32x4 kw = {0u, 0u, 0u, 0u}, vw = {0u, 0u, 0u, 0u};
+        if (nn < cnt) {
+          const int64_t at = (int64_t(row0 + s0 + nn) * H + kvh) * D + c * 8;
+          kw = *reinterpret_cast<const u32x4 *>(wk + at);
+          vw = *reinterpret_cast<const u32x4 *>(wv + at);
+        }
+        *reinterpret_cast<u32x4 *>(sK + nn * KP + c * 8) = kw;
+        const uint32_t vv[4] = {vw.x, vw.y, vw.z, vw.w};
+        TQ_UNROLL
+        for (int i = 0; i < 8; ++i)
+          sVt[(c * 8 + i) * VP + nn] = uint16_t(vv[i / 2] >> (16 * (i % 2)));
+      }
+      for (int nn = tid; nn < BN; nn += NT) {
+        const bool in = nn < cnt;
+        const int64_t at = int64_t(row0 + s0 + nn) * H + kvh;
+        sKs[nn] = in ? wks[at] : 0.f;
+        sVs[nn] = in ? wvs[at] : 0.f;
+        sKz[nn] = 0.f, sVz[nn] = 0.f;
+      }
+      barrier();
+      attendTile(cnt, true, s0);
+      barrier();
+    }
+  }
+
+  // --- Epilogue: normalize, zero-point term, un-rotate, write. ---
+  float inv[2];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    l[i] += shflXor(l[i], 1);
+    l[i] += shflXor(l[i], 2);
+    zb[i] += shflXor(zb[i], 1);
+    zb[i] += shflXor(zb[i], 2);
+    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
+  }
+  TQ_UNROLL
+  for (int j = 0; j < OT; ++j) {
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const int i = e >> 1, r = warp * 16 + g + 8 * i;
+      sO[r * OP + j * 8 + 2 * t + (e & 1)] = (o[j][e] + zb[i]) * inv[i];
+    }
+  }
+  if (a.lse != nullptr && t == 0) {
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      const int r = warp * 16 + g + 8 * i;
+      if (rTok[i] >= 0)
+        a.lse[int64_t(row0 + rTok[i]) * Spec::kNumQHeads + kvh * G + r % G] =
+            l[i] > 0.f ? (m[i] + log2Fast(l[i])) * kLn2 : negInf();
+    }
+  }
+  syncWarp();
+  T *out = static_cast<T *>(a.out);
+  for (int r = warp * 16; r < warp * 16 + 16; ++r) {
+    const int tk = r / G;
+    if (tk >= ntok)
+      break; // rows are in token order: the rest are padding too
+    float x[E];
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      x[i] = sO[r * OP + lane * E + i];
+    if constexpr (VInfo::kRotated)
+      warpRotateInverse<D, VInfo::kRounds>(x, Spec::valueSigns());
+    storeRow<T, E>(out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
+                       int64_t(kvh * G + r % G) * a.out_stride_head + lane * E,
+                   x);
+  }
+}
+
+} // namespace tq
+
+#endif // TQ_EXTEND_H
