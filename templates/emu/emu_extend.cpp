@@ -16,7 +16,7 @@
 namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
 static int gDummyStatic;
 #ifndef EXTEND_SPEC // a TU from before the extend plan: the built-in one
-struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 64; };
+struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 64, kExtendPrepWarps = 4; };
 #define EXTEND_SPEC EmuExtendSpec
 #endif
 using Spec = EXTEND_SPEC;
@@ -78,7 +78,7 @@ int main() {
     a.out_stride_token = qStride; a.out_stride_head = d; a.block_table_stride = maxBlocksPerSeq; a.batch = batch; a.max_batch = maxBatch; a.max_tokens = maxTokens; a.scale = float(scale);
     if (withChunk) {
       std::fill(ws.begin(), ws.end(), 0xFF); // NaN everywhere prep does not write
-      for (int x = 0; x < (maxTokens * hkv + 3) / 4; ++x) emu::runCta(x, 0, 0, 128, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
+      for (int x = 0; x < maxTokens; ++x) emu::runCta(x, 0, 0, Spec::kExtendPrepWarps * 32, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
     }
     std::vector<std::pair<int, int>> ctas;
     for (int x = 0; x < (maxTokens + Pl::kTokTile - 1) / Pl::kTokTile + maxBatch; ++x) for (int y = 0; y < hkv; ++y) ctas.push_back({x, y});

@@ -96,10 +96,11 @@ typedef struct tq_decode_args {
  * and merges through `lse`). lse, when not NULL, receives per row and query
  * head the natural-log log-sum-exp of the scaled scores (-inf when the row
  * saw no token), at lse[row * num_q_heads + head]. total =
- * cu_seqlens_q[batch] <= max_tokens. Two kernels on one stream: prep (grid
- * (ceil(max_tokens * num_kv_heads / 4), 1, 1), 128 threads) writes the
+ * cu_seqlens_q[batch] <= max_tokens. Two kernels on one stream: prep
+ * (grid (max_tokens, 1, 1); not launched without a chunk) writes the
  * rotated chunk into `workspace` (TQ_EXTEND_WORKSPACE_BYTES), then extend
- * (grid (ceil(max_tokens / tile_tokens) + max_batch, num_kv_heads, 1)). */
+ * (grid (ceil(max_tokens / tile_tokens) + max_batch, num_kv_heads, 1):
+ * the query tiles of every sequence, each tile_tokens chunk tokens). */
 typedef struct tq_extend_args {
   const void *query;           /* [total, num_q_heads, head_dim] */
   const void *key;             /* [total, num_kv_heads, head_dim] or NULL */

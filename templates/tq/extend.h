@@ -174,18 +174,19 @@ template <class Spec> struct ChunkWs {
 
 } // namespace extend_detail
 
-/* Kernel 1. Grid (ceil(max_tokens · num_kv_heads / 4), 1, 1), 4 warps: warp
- * w of CTA x prepares token-head x·4 + w of the chunk (key and value). */
-template <class Spec, class T> TQ_DEVICE void extendPrep(const tq_extend_args &a) {
+/* Kernel 1. Grid (max_tokens, 1, 1), kExtendPrepWarps warps: CTA x
+ * prepares chunk row x, its warps taking the KV heads in turn. */
+template <class Spec, class T>
+TQ_DEVICE void extendPrep(const tq_extend_args &a) {
   using namespace extend_detail;
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads, E = D / kWarpSize;
-  const int item = blockIndexX() * 4 + warpIndex(), lane = laneIndex();
-  const int row = item / H, h = item % H;
+  const int row = blockIndexX(), lane = laneIndex();
   if (row >= a.cu_seqlens_q[a.batch])
     return;
-  for (int v = 0; v < 2; ++v) {
+  for (int item = warpIndex(); item < 2 * H; item += Spec::kExtendPrepWarps) {
+    const int v = item / H, h = item % H;
     const T *src = static_cast<const T *>(v ? a.value : a.key);
     const int64_t st = v ? a.value_stride_token : a.key_stride_token;
     const int64_t sh = v ? a.value_stride_head : a.key_stride_head;
