@@ -28,12 +28,21 @@ namespace {
 
 const char *const kGridNames[kNumGridNames] = {
     "max_batch", "max_tokens", "num_q_heads", "num_kv_heads", "head_groups",
-    "splits"};
+    "splits", "query_tiles"};
 
-const char *const kKindNames[kNumKinds] = {"store", "decode"};
-const char *const kArgsNames[kNumKinds] = {"tq_store_args", "tq_decode_args"};
-const size_t kArgsSizes[kNumKinds] = {sizeof(tq_store_args),
-                                      sizeof(tq_decode_args)};
+// Indexed by tqrt_kernel_kind.
+const char *const kKindNames[kNumKinds] = {"store", "decode", "extend_prep",
+                                           "extend"};
+const char *const kArgsNames[kNumKinds] = {"tq_store_args", "tq_decode_args",
+                                           "tq_extend_args", "tq_extend_args"};
+const size_t kArgsSizes[kNumKinds] = {
+    sizeof(tq_store_args), sizeof(tq_decode_args), sizeof(tq_extend_args),
+    sizeof(tq_extend_args)};
+
+bool isExtendKind(int kind) {
+  return kind == TQRT_KERNEL_EXTEND_PREP || kind == TQRT_KERNEL_EXTEND;
+}
+const char *article(int kind) { return isExtendKind(kind) ? "an " : "a "; }
 const char *const kDtypeNames[kNumDtypes] = {"bf16", "fp16"};
 
 std::string position(const std::string &source, const Value &v) {
@@ -351,6 +360,50 @@ void readLayout(const Reader &r, const Value &root, Manifest &m) {
   }
 }
 
+// "extend": {"available": true, "tile_tokens", "block_n", "warps",
+// "workspace_bytes_per_token"} or {"available": false, "reason"}; absent in
+// bundles written before extend existed (not available then).
+void readExtend(const Reader &r, const Value &root, Manifest &m) {
+  ExtendDesc &e = m.extend;
+  const Value *x = root.find("extend");
+  if (!x) {
+    e.note = "the bundle predates extend";
+    return;
+  }
+  const char *shape = "an object {\"available\": true, \"tile_tokens\", "
+                      "\"block_n\", \"warps\", "
+                      "\"workspace_bytes_per_token\"} or {\"available\": "
+                      "false, \"reason\"}";
+  if (x->type != Type::Object)
+    r.bad(*x, "extend", shape);
+  const Value &av = r.member(*x, "extend", "available", "true or false");
+  if (av.type != Type::Bool)
+    r.bad(av, "extend.available", "true or false");
+  if (!av.boolean) {
+    e.note = r.string(*x, "extend", "reason");
+    return;
+  }
+  e.available = true;
+  e.tileTokens =
+      static_cast<int>(r.integer(*x, "extend", "tile_tokens", 1, kMaxI32));
+  e.blockN = static_cast<int>(r.integer(*x, "extend", "block_n", 1, kMaxI32));
+  e.warps = static_cast<int>(r.integer(*x, "extend", "warps", 1, 32));
+  const Value &wv = r.member(*x, "extend", "workspace_bytes_per_token",
+                             "a positive integer");
+  e.workspaceBytesPerToken =
+      r.integer(wv, "extend.workspace_bytes_per_token", 1, kMaxI64 / 2);
+  const int64_t expected =
+      TQ_EXTEND_WORKSPACE_BYTES(1, m.numKVHeads, m.headDim);
+  if (e.workspaceBytesPerToken != expected)
+    r.inconsistent(wv, "'extend.workspace_bytes_per_token' is " +
+                           std::to_string(e.workspaceBytesPerToken) +
+                           " but num_kv_heads * (4 * head_dim + 8) "
+                           "(TQ_EXTEND_WORKSPACE_BYTES, templates/tq/abi.h) "
+                           "is " + std::to_string(m.numKVHeads) + " * (4 * " +
+                           std::to_string(m.headDim) + " + 8) = " +
+                           std::to_string(expected));
+}
+
 // The dtype index of a kernel's "dtype" or a key of a plan's decode object: "bf16", or "fp16" / "f16" ("f16" is the spelling of the
 // kernels' symbols and of layout field dtypes, "fp16" that of the runtime's
 // API: both are taken). -1 for anything else.
@@ -526,7 +579,13 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
       if (kind == kKindNames[j])
         d.kind = j;
     if (d.kind < 0)
-      continue; // a kind a later runtime launches (e.g. extend): not ours
+      continue; // a kind a later runtime launches: not ours
+    // An extend kernel in a bundle whose "extend" says it has none: the
+    // manifest contradicts itself.
+    if (isExtendKind(d.kind) && !m.extend.available)
+      r.inconsistent(k, "'" + path + "' (" + d.name + ") is an " + kind +
+                            " kernel, but the manifest's 'extend' says the "
+                            "bundle has no extend (" + m.extend.note + ")");
     const Value &dt = r.member(k, path, "dtype", "\"bf16\" or \"fp16\"");
     d.dtype = dt.type == Type::String ? parseDtype(dt.string) : -1;
     if (d.dtype < 0)
@@ -535,8 +594,8 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
     d.args = r.string(k, path, "args");
     if (d.args != kArgsNames[d.kind])
       r.bad(*k.find("args"), path + ".args",
-            std::string("\"") + kArgsNames[d.kind] + "\" for a " + kind +
-                " kernel");
+            std::string("\"") + kArgsNames[d.kind] + "\" for " +
+                article(d.kind) + kind + " kernel");
     d.argsBytes = r.integer(k, path, "args_bytes", 1, 4096);
     if (d.argsBytes != static_cast<int64_t>(kArgsSizes[d.kind]))
       r.inconsistent(*k.find("args_bytes"),
@@ -544,11 +603,15 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                          std::to_string(d.argsBytes) + " but this runtime's " +
                          kArgsNames[d.kind] + " (templates/tq/abi.h) is " +
                          std::to_string(kArgsSizes[d.kind]) + " bytes");
-    const Value &planV = r.member(
-        k, path, "plan", "null for a store kernel, else an index into 'plans'");
-    if (d.kind == TQRT_KERNEL_STORE) {
+    const bool planned = d.kind == TQRT_KERNEL_DECODE;
+    const std::string planText =
+        planned ? "an index into 'plans' for a decode kernel"
+                : "null for " + std::string(article(d.kind)) + kind +
+                      " kernel";
+    const Value &planV = r.member(k, path, "plan", planText.c_str());
+    if (!planned) {
       if (planV.type != Type::Null)
-        r.bad(planV, path + ".plan", "null for a store kernel");
+        r.bad(planV, path + ".plan", planText);
     } else {
       d.plan = static_cast<int>(
           r.integer(planV, path + ".plan", 0,
@@ -588,6 +651,16 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                        "(NVIDIA sm_90 and newer)");
       d.programmaticLaunch = pl->boolean;
     }
+    if (const Value *tt = k.find("tile_tokens"))
+      d.tileTokens = static_cast<int>(
+          r.integer(*tt, path + ".tile_tokens", 1, kMaxI32));
+    if (d.kind == TQRT_KERNEL_EXTEND && d.tileTokens > 0 &&
+        d.tileTokens != m.extend.tileTokens)
+      r.inconsistent(*k.find("tile_tokens"),
+                     "'" + path + ".tile_tokens' is " +
+                         std::to_string(d.tileTokens) +
+                         " but 'extend.tile_tokens' is " +
+                         std::to_string(m.extend.tileTokens));
     const Value &grid = r.array(k, path, "grid", "an array of 3 strings");
     if (grid.items.size() != 3)
       r.bad(grid, path + ".grid", "an array of 3 extents such as \"max_batch\"");
@@ -597,25 +670,36 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
       if (g.type != Type::String)
         r.bad(g, gp, "a string such as \"max_batch\" or \"num_q_heads*2\"");
       d.grid[j] = parseGridExpr(g.string, position(m.source, g) + ": '" + gp + "'");
-      // splits and head_groups are a plan's values; a store kernel has none.
-      if (d.kind == TQRT_KERNEL_STORE)
+      // splits and head_groups are a plan's values; only decode has a plan.
+      if (!planned)
         for (GridName n : d.grid[j].names)
           if (n == GridName::Splits || n == GridName::HeadGroups)
             r.inconsistent(g, "'" + gp + "' uses \"" +
                                   kGridNames[static_cast<int>(n)] +
-                                  "\", a plan's value; a store kernel has no "
-                                  "plan (its extents may use max_batch, "
-                                  "max_tokens, num_q_heads, num_kv_heads and "
-                                  "integer literals)");
+                                  "\", a plan's value; " +
+                                  article(d.kind) + kind +
+                                  " kernel has no plan (its extents "
+                                  "may use max_batch, max_tokens, "
+                                  "num_q_heads, num_kv_heads, query_tiles "
+                                  "and integer literals)");
+      // query_tiles is the kernel's own: it needs the kernel's tile_tokens.
+      for (GridName n : d.grid[j].names)
+        if (n == GridName::QueryTiles && d.tileTokens == 0)
+          r.inconsistent(g, "'" + gp + "' of kernel '" + d.name +
+                                "' uses \"query_tiles\" (ceil(max_tokens / "
+                                "tile_tokens) + max_batch), but '" + path +
+                                ".tile_tokens' is missing (a positive "
+                                "integer: chunk tokens per query tile)");
     }
 
     const int index = static_cast<int>(m.kernels.size());
-    if (d.kind == TQRT_KERNEL_STORE) {
-      int &slot = m.storeKernel[d.dtype];
+    if (!planned) {
+      int &slot = m.kernelOf[d.kind][d.dtype];
       if (slot >= 0)
-        r.inconsistent(k, "'" + path + "' is a second store kernel for " +
-                              kDtypeNames[d.dtype] + " (the first is '" +
-                              m.kernels[slot].name + "')");
+        r.inconsistent(k, "'" + path + "' is a second " + kind +
+                              " kernel for " + kDtypeNames[d.dtype] +
+                              " (the first is '" + m.kernels[slot].name +
+                              "')");
       slot = index;
     } else {
       // The kernel's plan must name it for its kind and dtype.
@@ -640,18 +724,30 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
 
   // Every dtype the bundle mentions needs the complete set: a store kernel,
   // and in every plan a decode kernel.
+  // When extend is available, the extend_prep and extend kernels too.
   bool any = false;
   for (int dt = 0; dt < kNumDtypes; ++dt) {
-    bool present = m.storeKernel[dt] >= 0;
+    const bool stored = m.kernelOf[TQRT_KERNEL_STORE][dt] >= 0;
+    bool planNamed = false;
     for (const PlanKernelNames &n : names)
-      present |= n.name[TQRT_KERNEL_DECODE][dt] != nullptr;
-    if (!present)
+      planNamed |= n.name[TQRT_KERNEL_DECODE][dt] != nullptr;
+    int extendKernel = -1;
+    for (int kind : {int(TQRT_KERNEL_EXTEND_PREP), int(TQRT_KERNEL_EXTEND)})
+      if (m.kernelOf[kind][dt] >= 0)
+        extendKernel = m.kernelOf[kind][dt];
+    if (!stored && !planNamed && extendKernel < 0)
       continue;
     any = true;
-    if (m.storeKernel[dt] < 0)
+    if (!stored && planNamed)
       fail(TQRT_BAD_BUNDLE, m.source + ": 'kernels' has no store kernel for " +
                                 kDtypeNames[dt] + " (the plans name " +
                                 kDtypeNames[dt] + " kernels)");
+    if (!stored)
+      fail(TQRT_BAD_BUNDLE, m.source + ": 'kernels' has no store kernel for " +
+                                kDtypeNames[dt] + " (kernel '" +
+                                m.kernels[extendKernel].name + "' is an " +
+                                kKindNames[m.kernels[extendKernel].kind] +
+                                " kernel for " + kDtypeNames[dt] + ")");
     for (size_t i = 0; i < m.plans.size(); ++i) {
       for (int kind : {int(TQRT_KERNEL_DECODE)}) {
         const std::string mapPath = planPath(i) + "." + kKindNames[kind];
@@ -669,6 +765,14 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                                      " in 'kernels'");
       }
     }
+    if (m.extend.available)
+      for (int kind : {int(TQRT_KERNEL_EXTEND_PREP), int(TQRT_KERNEL_EXTEND)})
+        if (m.kernelOf[kind][dt] < 0)
+          fail(TQRT_BAD_BUNDLE,
+               m.source + ": 'kernels' has no " + kKindNames[kind] +
+                   " kernel for " + kDtypeNames[dt] +
+                   "; 'extend.available' is true, so every dtype the bundle "
+                   "stores needs its extend_prep and extend kernels");
   }
   if (!any)
     fail(TQRT_BAD_BUNDLE, m.source + ": 'kernels' has no store or decode "
@@ -820,6 +924,7 @@ Manifest readManifest(std::string_view text, const std::string &source) {
   readGenerator(r, root, m);
   readTarget(r, root, m);
   readSpec(r, root, m);
+  readExtend(r, root, m);
   readLayout(r, root, m);
   std::vector<PlanKernelNames> names = readPlans(r, root, m);
   readKernels(r, root, m, names);

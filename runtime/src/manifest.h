@@ -19,9 +19,11 @@
 namespace tqrt {
 
 /// The names a grid extent may use (docs/MANIFEST.md, kernels[].grid).
+/// QueryTiles is ceil(max_tokens / tile_tokens) + max_batch with the
+/// kernel's own "tile_tokens" (extend: every sequence's query tiles).
 enum class GridName { MaxBatch, MaxTokens, NumQHeads, NumKVHeads, HeadGroups,
-                      Splits };
-constexpr int kNumGridNames = 6;
+                      Splits, QueryTiles };
+constexpr int kNumGridNames = 7;
 
 /// One grid extent: a product of literals and names, e.g. "max_batch*2".
 struct GridExpr {
@@ -37,9 +39,9 @@ GridExpr parseGridExpr(std::string_view text, const std::string &where);
 /// Values for evaluation, indexed by GridName.
 using GridValues = std::array<int64_t, kNumGridNames>;
 
-/// Number of kernel kinds / dtypes the runtime launches. Dtype index is
-/// tqrt_dtype - 1.
-constexpr int kNumKinds = 2;
+/// Number of kernel kinds (tqrt_kernel_kind: store, decode, extend_prep,
+/// extend) / dtypes the runtime launches. Dtype index is tqrt_dtype - 1.
+constexpr int kNumKinds = 4;
 constexpr int kNumDtypes = 2;
 inline int dtypeIndex(tqrt_dtype d) { return static_cast<int>(d) - 1; }
 const char *kindName(int kind);
@@ -49,7 +51,8 @@ struct KernelDesc {
   std::string name, symbol, args;
   int kind = 0;      // tqrt_kernel_kind
   int dtype = 0;     // dtype index
-  int plan = -1;     // index into Manifest::plans; -1 for store
+  int plan = -1;     // index into Manifest::plans; -1: a kind without plans
+                     // (store, extend_prep, extend)
   uint32_t block[3] = {1, 1, 1};
   /// "shared_bytes": the kernel's static shared memory as the toolchain
   /// reported it (informational; the driver knows it from the code).
@@ -62,6 +65,18 @@ struct KernelDesc {
   /// with griddepcontrol.wait, so the runtime launches it with programmatic
   /// stream serialization and its launch overlaps the previous kernel.
   bool programmaticLaunch = false;
+  /// "tile_tokens" (required when the grid uses query_tiles, else optional;
+  /// 0 when absent): chunk tokens per CTA of an extend kernel.
+  int tileTokens = 0;
+
+  /// Whether an extent of the grid uses `name`.
+  bool gridUses(GridName name) const {
+    for (const GridExpr &g : grid)
+      for (GridName n : g.names)
+        if (n == name)
+          return true;
+    return false;
+  }
 };
 
 /// One decode launch plan ("plans[i]"): the configuration that serves a
@@ -85,6 +100,18 @@ struct PlanDesc {
 struct FieldDesc {
   std::string name, dtype;
   int64_t bytes = 0, offset = 0, tokenStride = 0;
+};
+
+/// The manifest's "extend" member: whether the bundle has the extend
+/// (chunked-prefill) kernels, their launch configuration, or why not.
+struct ExtendDesc {
+  bool available = false;
+  /// Why not, when !available: the manifest's "reason", or "the bundle
+  /// predates extend" when the member is absent. "" when available.
+  std::string note;
+  int tileTokens = 0, blockN = 0, warps = 0;
+  /// TQ_EXTEND_WORKSPACE_BYTES(1, num_kv_heads, head_dim).
+  int64_t workspaceBytesPerToken = 0;
 };
 
 /// The target arch, parsed: "sm_90a" -> {number 90, suffix 'a'}.
@@ -123,15 +150,21 @@ struct Manifest {
   std::vector<PlanDesc> plans;
   std::string planSource; // "defaults", "options" or a tuning database
 
+  ExtendDesc extend;
+
   /// Every kernel of a kind the runtime launches (others are skipped).
   std::vector<KernelDesc> kernels;
-  /// kernels[] index of the store kernel per dtype index, -1 when absent.
-  int storeKernel[kNumDtypes] = {-1, -1};
+  /// kernels[] index per kind without plans (store, extend_prep, extend)
+  /// and dtype index, -1 when absent (the decode row is always -1: decode
+  /// kernels are per plan, PlanDesc::decode).
+  int kernelOf[kNumKinds][kNumDtypes] = {{-1, -1}, {-1, -1}, {-1, -1},
+                                         {-1, -1}};
 
   /// A dtype is present when it has a store kernel; the reader guarantees
-  /// that every plan then has its decode kernel too.
+  /// that every plan then has its decode kernel too, and when extend is
+  /// available, that the extend_prep and extend kernels exist.
   bool hasDtype(int dtypeIndex) const {
-    return storeKernel[dtypeIndex] >= 0;
+    return kernelOf[TQRT_KERNEL_STORE][dtypeIndex] >= 0;
   }
 };
 

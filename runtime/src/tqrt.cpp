@@ -117,7 +117,9 @@ struct tqrt_plan {
   int planIndex = 0;              // into bundle->m.plans
   const PlanDesc *desc = nullptr; // that plan
   uint64_t workspaceBytes = 0;
-  /// The store kernel and the plan's decode kernel per dtype.
+  uint64_t extendWorkspaceBytes = 0; // 0: the bundle has no extend
+  /// Per kind and dtype: the store kernel, the plan's decode kernel, and
+  /// the extend_prep and extend kernels.
   struct Kernel {
     int index = -1; // into bundle->m.kernels; -1: none
     uint32_t grid[3] = {0, 0, 0};
@@ -210,6 +212,7 @@ const char *tqrt_status_name(tqrt_status s) {
   case TQRT_NO_CONTEXT: return "TQRT_NO_CONTEXT";
   case TQRT_CUDA_ERROR: return "TQRT_CUDA_ERROR";
   case TQRT_INTERNAL: return "TQRT_INTERNAL";
+  case TQRT_UNSUPPORTED: return "TQRT_UNSUPPORTED";
   }
   return "TQRT_UNKNOWN_STATUS";
 }
@@ -332,6 +335,13 @@ tqrt_status tqrt_bundle_get_info(const tqrt_bundle *b, tqrt_bundle_info *info) {
     info->softmax_scale = m.softmaxScale;
     info->has_image = !b->image.empty();
     info->has_ptx = !b->ptx.empty();
+    const ExtendDesc &e = m.extend;
+    info->has_extend = e.available;
+    info->extend_tile_tokens = e.tileTokens;
+    info->extend_block_n = e.blockN;
+    info->extend_warps = e.warps;
+    info->extend_workspace_bytes_per_token = e.workspaceBytesPerToken;
+    info->extend_note = e.note.c_str();
   });
 }
 
@@ -448,13 +458,17 @@ namespace {
 
 int64_t evaluate(const GridExpr &e, const GridValues &values,
                  const std::string &where, int64_t limit) {
-  // Each factor is at most 2^31, so checking against the limit after each
-  // multiplication keeps the product far from overflow.
+  // Each factor is below 2^33 (query_tiles: a sum of two int32 values) and
+  // the limit below 2^31: checking before each multiplication keeps the
+  // product far from overflow.
   int64_t v = e.literal;
   for (GridName n : e.names) {
-    v *= values[static_cast<int>(n)];
-    if (v > limit)
+    const int64_t f = values[static_cast<int>(n)];
+    if (v > limit || f > limit) {
+      v = limit + 1;
       break;
+    }
+    v *= f;
   }
   if (v > limit)
     fail(TQRT_INVALID_ARGUMENT,
@@ -739,9 +753,11 @@ tqrt_status createPlan(const char *fn, const tqrt_bundle *bundle,
     plan->planIndex = planIndex >= 0 ? planIndex : choosePlan(m.plans, maxBatch);
     const PlanDesc &p = m.plans[plan->planIndex];
     plan->desc = &p;
-    // The store kernels, and the chosen plan's decode kernels.
+    // The store and extend kernels, and the chosen plan's decode kernels.
     for (int dt = 0; dt < kNumDtypes; ++dt) {
-      plan->k[TQRT_KERNEL_STORE][dt].index = m.storeKernel[dt];
+      for (int kind : {int(TQRT_KERNEL_STORE), int(TQRT_KERNEL_EXTEND_PREP),
+                       int(TQRT_KERNEL_EXTEND)})
+        plan->k[kind][dt].index = m.kernelOf[kind][dt];
       plan->k[TQRT_KERNEL_DECODE][dt].index = p.decode[dt];
     }
     GridValues values{};
@@ -758,6 +774,14 @@ tqrt_status createPlan(const char *fn, const tqrt_bundle *bundle,
         if (pk.index < 0)
           continue;
         const KernelDesc &k = m.kernels[pk.index];
+        // query_tiles: the kernel's own (the reader guarantees tile_tokens
+        // where a grid uses it): every sequence's chunk starts a new tile,
+        // so max_batch tiles more than max_tokens needs.
+        values[int(GridName::QueryTiles)] =
+            k.tileTokens > 0
+                ? (int64_t(maxTokens) + k.tileTokens - 1) / k.tileTokens +
+                      maxBatch
+                : 0;
         for (int j = 0; j < 3; ++j)
           pk.grid[j] = static_cast<uint32_t>(evaluate(
               k.grid[j], values,
@@ -769,6 +793,10 @@ tqrt_status createPlan(const char *fn, const tqrt_bundle *bundle,
                         static_cast<uint64_t>(maxBatch);
       plan->workspaceBytes = floats * sizeof(float);
     }
+    if (m.extend.available)
+      plan->extendWorkspaceBytes =
+          static_cast<uint64_t>(maxTokens) *
+          static_cast<uint64_t>(m.extend.workspaceBytesPerToken);
     // Casting away const is confined to the module cache, which the bundle
     // guards with its mutex; the manifest itself is never modified.
     bind(*plan, const_cast<tqrt_bundle &>(*bundle));
@@ -819,6 +847,7 @@ tqrt_status tqrt_plan_get_info(const tqrt_plan *plan, tqrt_plan_info *info) {
     info->device = plan->device;
     info->compute_capability = plan->cc;
     info->module_source = plan->source;
+    info->extend_workspace_bytes = plan->extendWorkspaceBytes;
   });
 }
 
@@ -922,6 +951,16 @@ tqrt_status checkCache(const tqrt_plan *plan, const void *cache,
                      "of shape [num_blocks, ...] from tqrt_cache_shape)",
                      fn, static_cast<long long>(cacheBytes),
                      static_cast<long long>(m.blockStride));
+  return TQRT_OK;
+}
+
+/// Extend needs the bundle's extend kernels; the manifest says why not.
+tqrt_status checkExtend(const tqrt_plan *plan, const char *fn) {
+  const ExtendDesc &e = plan->bundle->m.extend;
+  if (!e.available)
+    return setErrorf(TQRT_UNSUPPORTED,
+                     "%s: the bundle has no extend kernels: %s", fn,
+                     e.note.c_str());
   return TQRT_OK;
 }
 
@@ -1040,12 +1079,16 @@ tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan, tqrt_kernel_kind kind,
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
   if (!dims)
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: the output pointer is null", fn);
-  if (kind != TQRT_KERNEL_STORE && kind != TQRT_KERNEL_DECODE)
+  if (kind < TQRT_KERNEL_STORE || kind > TQRT_KERNEL_EXTEND)
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: kind %d is not a "
-                     "tqrt_kernel_kind (0 store, 1 decode)",
+                     "tqrt_kernel_kind (0 store, 1 decode, 2 extend_prep, "
+                     "3 extend)",
                      fn, static_cast<int>(kind));
   if (tqrt_status s = checkDtype(plan, dtype, fn))
     return s;
+  if (kind == TQRT_KERNEL_EXTEND_PREP || kind == TQRT_KERNEL_EXTEND)
+    if (tqrt_status s = checkExtend(plan, fn))
+      return s;
   const tqrt_plan::Kernel &k = plan->k[kind][dtypeIndex(dtype)];
   const KernelDesc &d = desc(plan, kind, dtypeIndex(dtype));
   for (int j = 0; j < 3; ++j) {
@@ -1207,6 +1250,145 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
           launch(plan->k[TQRT_KERNEL_DECODE][dt], dd, stream, &args, fn))
     return s;
   return TQRT_OK;
+}
+
+tqrt_status tqrt_launch_extend(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
+    int64_t queryStrideToken, int64_t queryStrideHead, const void *key,
+    int64_t keyStrideToken, int64_t keyStrideHead, const void *value,
+    int64_t valueStrideToken, int64_t valueStrideHead, const void *cache,
+    int64_t cacheBytes, const int32_t *blockTables, int32_t blockTableStride,
+    const int32_t *cuSeqlensQ, const int32_t *prefixLens, void *out,
+    int64_t outStrideToken, int64_t outStrideHead, float *lse, int32_t batch,
+    float scale, void *workspace, uint64_t workspaceBytes, void *stream) {
+  clearError();
+  const char *fn = "tqrt_launch_extend";
+  if (!plan)
+    return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
+  if (tqrt_status s = checkDtype(plan, dtype, fn))
+    return s;
+  if (tqrt_status s = checkExtend(plan, fn))
+    return s;
+  const Manifest &m = plan->bundle->m;
+  if (batch < 1)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: batch is %d; it must be at least 1", fn, batch);
+  if (batch > plan->maxBatch)
+    return setErrorf(TQRT_EXCEEDS_PLAN,
+                     "%s: batch %d is above the plan's max_batch %d (its "
+                     "extend grid has query tiles for max_batch sequences); "
+                     "create a plan for a larger bucket",
+                     fn, batch, plan->maxBatch);
+  if (!(scale >= 0.0f) || !std::isfinite(scale))
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: scale is %g; it must be a positive finite number "
+                     "(or 0 for the manifest's softmax_scale)",
+                     fn, static_cast<double>(scale));
+  // The chunk's keys and values come together or not at all (prefix only).
+  if ((key == nullptr) != (value == nullptr))
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: %s is null but %s is not; pass both (attend to the "
+                     "chunk too) or neither (the prefix only)",
+                     fn, key ? "value" : "key", key ? "key" : "value");
+  const bool chunk = key != nullptr;
+  if (tqrt_status s = checkPointer(query, 16, fn, "query"))
+    return s;
+  if (chunk) {
+    if (tqrt_status s = checkPointer(key, 16, fn, "key"))
+      return s;
+    if (tqrt_status s = checkPointer(value, 16, fn, "value"))
+      return s;
+  }
+  if (tqrt_status s = checkCache(plan, cache, cacheBytes, fn))
+    return s;
+  if (tqrt_status s = checkPointer(blockTables, 4, fn, "block_tables"))
+    return s;
+  if (tqrt_status s = checkPointer(cuSeqlensQ, 4, fn, "cu_seqlens_q"))
+    return s;
+  if (tqrt_status s = checkPointer(prefixLens, 4, fn, "prefix_lens"))
+    return s;
+  if (tqrt_status s = checkPointer(out, 16, fn, "out"))
+    return s;
+  if (lse && misaligned(lse, 4))
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: lse (%p) is not 4-byte aligned", fn,
+                     static_cast<void *>(lse));
+  if (blockTableStride < 1)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: block_table_stride is %d; it must be at least 1", fn,
+                     blockTableStride);
+  // The chunk's total is on the device: the activations are checked as
+  // [max_tokens, heads, head_dim] tensors, the rows the grids cover.
+  const int64_t rows = plan->maxTokens;
+  if (tqrt_status s = checkStrides(fn, "query", "token", queryStrideToken,
+                                   rows, queryStrideHead, m.numQHeads,
+                                   m.headDim))
+    return s;
+  if (chunk) {
+    if (tqrt_status s = checkStrides(fn, "key", "token", keyStrideToken, rows,
+                                     keyStrideHead, m.numKVHeads, m.headDim))
+      return s;
+    if (tqrt_status s = checkStrides(fn, "value", "token", valueStrideToken,
+                                     rows, valueStrideHead, m.numKVHeads,
+                                     m.headDim))
+      return s;
+  }
+  if (tqrt_status s = checkStrides(fn, "out", "token", outStrideToken, rows,
+                                   outStrideHead, m.numQHeads, m.headDim))
+    return s;
+  if (chunk) {
+    if (tqrt_status s = checkPointer(workspace, 16, fn, "workspace"))
+      return s;
+    if (workspaceBytes < plan->extendWorkspaceBytes)
+      return setErrorf(TQRT_WORKSPACE_TOO_SMALL,
+                       "%s: workspace_bytes %llu is below the plan's "
+                       "extend_workspace_bytes %llu (max_tokens %d * "
+                       "num_kv_heads %d * (4 * head_dim %d + 8))",
+                       fn, static_cast<unsigned long long>(workspaceBytes),
+                       static_cast<unsigned long long>(
+                           plan->extendWorkspaceBytes),
+                       plan->maxTokens, m.numKVHeads, m.headDim);
+  }
+  if (tqrt_status s = checkContext(plan, fn))
+    return s;
+
+  tq_extend_args args;
+  std::memset(&args, 0, sizeof args);
+  args.query = query;
+  args.key = key;
+  args.value = value;
+  args.cache = static_cast<const uint8_t *>(cache);
+  args.block_tables = blockTables;
+  args.cu_seqlens_q = cuSeqlensQ;
+  args.prefix_lens = prefixLens;
+  args.out = out;
+  args.lse = lse;
+  args.workspace = chunk ? workspace : nullptr;
+  args.query_stride_token = queryStrideToken;
+  args.query_stride_head = queryStrideHead;
+  args.key_stride_token = chunk ? keyStrideToken : 0;
+  args.key_stride_head = chunk ? keyStrideHead : 0;
+  args.value_stride_token = chunk ? valueStrideToken : 0;
+  args.value_stride_head = chunk ? valueStrideHead : 0;
+  args.out_stride_token = outStrideToken;
+  args.out_stride_head = outStrideHead;
+  args.block_table_stride = blockTableStride;
+  args.batch = batch;
+  args.max_batch = plan->maxBatch;
+  args.max_tokens = plan->maxTokens;
+  args.scale = scale == 0.0f ? m.softmaxScale : scale;
+  args.reserved = 0;
+  const int dt = dtypeIndex(dtype);
+  // The prep kernel writes the rotated chunk into the workspace that the
+  // attention kernel reads: same stream, so in order. Without a chunk
+  // there is nothing to rotate.
+  if (chunk)
+    if (tqrt_status s = launch(plan->k[TQRT_KERNEL_EXTEND_PREP][dt],
+                               desc(plan, TQRT_KERNEL_EXTEND_PREP, dt), stream,
+                               &args, fn))
+      return s;
+  return launch(plan->k[TQRT_KERNEL_EXTEND][dt],
+                desc(plan, TQRT_KERNEL_EXTEND, dt), stream, &args, fn);
 }
 
 tqrt_status tqrt_device_count(int32_t *count) {

@@ -387,8 +387,9 @@ TEST(Manifest, MissingFields) {
       {"\"arch\": \"sm_90\", ", "", "missing field 'target.arch' (a string)"},
       {"\"symbol\": \"tq_decode_p0_bf16\",", "", "missing field 'kernels[1].symbol' (a string)"},
       {"\"grid\": [\"max_tokens\", \"1\", \"1\"],", "", "missing field 'kernels[0].grid'"},
-      {"\"plan\": null, ", "",
-       "missing field 'kernels[0].plan' (null for a store kernel, else an index into 'plans')"},
+      {"\"plan\": null, ", "", "missing field 'kernels[0].plan' (null for a store kernel)"},
+      {"\"plan\": 1, ", "",
+       "missing field 'kernels[2].plan' (an index into 'plans' for a decode kernel)"},
       {"\"workspace_floats_per_batch_row\": 16672,", "",
        "missing field 'plans[0].workspace_floats_per_batch_row' (a non-negative integer)"},
       {"\"splits\": 4, ", "", "missing field 'plans[0].splits' (an integer in [1, 65535])"},
@@ -532,7 +533,8 @@ TEST(Manifest, GridFormulas) {
   EXPECT_ERROR_HAS("'kernels[2].grid[1]': unknown name \"max_seq_len\" in "
                    "\"max_seq_len\" (a grid extent may use max_batch, "
                    "max_tokens, num_q_heads, num_kv_heads, head_groups, "
-                   "splits and integer literals; never a sequence length)");
+                   "splits, query_tiles and integer literals; never a "
+                   "sequence length)");
   EXPECT_STATUS(loadText(edit(text, "[\"max_tokens\", \"1\", \"1\"]",
                               "[\"max_tokens\", \"0\", \"1\"]"),
                          &b),
@@ -621,13 +623,13 @@ TEST(Manifest, PlanKernels) {
   } cases[] = {
       // A plan kernel that is missing from kernels[].
       {edit(text, "\"name\": \"decode_p1_bf16\", \"kind\": \"decode\"",
-            "\"name\": \"decode_p1_bf16\", \"kind\": \"extend\""),
+            "\"name\": \"decode_p1_bf16\", \"kind\": \"future\""),
        ":42:25: 'plans[1].decode.bf16' names \"decode_p1_bf16\", which is "
        "not a decode kernel of plans[1] in 'kernels'"},
       // A plan without a decode kernel for a dtype the bundle stores.
       {edit(edit(text, "{\"bf16\": \"decode_p1_bf16\"}", "{}"),
             "\"name\": \"decode_p1_bf16\", \"kind\": \"decode\"",
-            "\"name\": \"decode_p1_bf16\", \"kind\": \"extend\""),
+            "\"name\": \"decode_p1_bf16\", \"kind\": \"future\""),
        "manifest.json (in memory): 'plans[1].decode' has no bf16 kernel; "
        "every plan needs a decode kernel for each dtype the bundle stores"},
       // A decode kernel its plan does not name.
@@ -664,7 +666,7 @@ TEST(Manifest, PlanKernels) {
        "'kernels[3]' is a second store kernel for bf16 (the first is "
        "'store_bf16')"},
       // A missing store kernel.
-      {edit(text, "\"kind\": \"store\"", "\"kind\": \"extend\""),
+      {edit(text, "\"kind\": \"store\"", "\"kind\": \"future\""),
        "'kernels' has no store kernel for bf16 (the plans name bf16 kernels)"},
       // An fp16 store kernel: every plan then needs fp16 decode kernels.
       {withKernel(storeF16),
@@ -679,8 +681,8 @@ TEST(Manifest, PlanKernels) {
   // Kinds a later runtime launches are skipped.
   Loaded l;
   EXPECT_STATUS(loadText(edit(text, "\"local_bytes\": 0}\n  ]",
-                              "\"local_bytes\": 0},\n    {\"name\": \"extend_bf16\", "
-                              "\"kind\": \"extend\"}\n  ]"),
+                              "\"local_bytes\": 0},\n    {\"name\": \"verify_bf16\", "
+                              "\"kind\": \"future\"}\n  ]"),
                          &l.bundle),
                 TQRT_OK);
   // No kernels at all: the plans' kernels are missing, or with empty
@@ -753,11 +755,18 @@ TEST(Plan, GridsAndWorkspace) {
   EXPECT_EQ(d.dynamic_shared_bytes, 0u);     // not passed at launch
   EXPECT_STATUS(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_STORE, TQRT_DTYPE_FP16, &d),
                 TQRT_UNSUPPORTED_DTYPE);
-  // Kind 2 was the combine kernel of abi_version 1: gone.
-  EXPECT_STATUS(tqrt_plan_get_launch(l.plan, static_cast<tqrt_kernel_kind>(2),
+  // Kind 2 (the combine kernel of abi_version 1) is now extend_prep, which
+  // this bundle (no "extend" member) lacks; kind 4 is nothing.
+  EXPECT_STATUS(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_EXTEND_PREP,
+                                     TQRT_DTYPE_BF16, &d),
+                TQRT_UNSUPPORTED);
+  EXPECT_ERROR_HAS("tqrt_plan_get_launch: the bundle has no extend kernels: "
+                   "the bundle predates extend");
+  EXPECT_STATUS(tqrt_plan_get_launch(l.plan, static_cast<tqrt_kernel_kind>(4),
                                      TQRT_DTYPE_BF16, &d),
                 TQRT_INVALID_ARGUMENT);
-  EXPECT_ERROR_HAS("kind 2 is not a tqrt_kernel_kind (0 store, 1 decode)");
+  EXPECT_ERROR_HAS("kind 4 is not a tqrt_kernel_kind (0 store, 1 decode, "
+                   "2 extend_prep, 3 extend)");
 
   // A bucket of plans[1]: its kernel, grid names and (no) workspace.
   tqrt_plan *big = nullptr;

@@ -12,8 +12,10 @@
  *      replayed while sequence lengths grow (docs/MANIFEST.md, DESIGN.md
  *      "Fixed-grid rule");
  *   4. launches store and decode (one kernel each; a decode that splits the
- *      KV sequence merges the splits itself) on the caller's stream with the
- *      caller's device pointers.
+ *      KV sequence merges the splits itself) and, when the bundle has it,
+ *      extend (chunked prefill: attention of a chunk of new tokens over
+ *      each sequence's cached prefix and the chunk itself) on the caller's
+ *      stream with the caller's device pointers.
  *
  * A launch never allocates device memory, synchronizes, reads device memory
  * or loads code: everything that could is done by tqrt_plan_create. So a
@@ -71,7 +73,10 @@ typedef enum tqrt_status {
   TQRT_NO_CONTEXT = 10,         /* no current CUDA context, or another one
                                    than the plan's */
   TQRT_CUDA_ERROR = 11,         /* any other driver error (message has it) */
-  TQRT_INTERNAL = 12            /* out of host memory, or a bug */
+  TQRT_INTERNAL = 12,           /* out of host memory, or a bug */
+  TQRT_UNSUPPORTED = 13         /* the bundle lacks the feature asked for
+                                   (extend, when the manifest says it is not
+                                   available: the message gives its reason) */
 } tqrt_status;
 
 /* Activation dtype of a launch: queries, keys, values and outputs. Zero is
@@ -83,7 +88,10 @@ typedef enum tqrt_dtype {
 
 typedef enum tqrt_kernel_kind {
   TQRT_KERNEL_STORE = 0,
-  TQRT_KERNEL_DECODE = 1
+  TQRT_KERNEL_DECODE = 1,
+  TQRT_KERNEL_EXTEND_PREP = 2, /* extend's first kernel: rotates the chunk's
+                                  keys and values into the workspace */
+  TQRT_KERNEL_EXTEND = 3       /* extend's attention kernel */
 } tqrt_kernel_kind;
 
 typedef struct tqrt_bundle tqrt_bundle;
@@ -141,6 +149,17 @@ typedef struct tqrt_bundle_info {
   float softmax_scale;   /* the manifest's default decode scale */
   int32_t has_image;     /* 1 when a cubin was given */
   int32_t has_ptx;       /* 1 when PTX was given */
+  /* Extend (chunked prefill, tqrt_launch_extend). The numbers are the
+   * manifest's "extend" member, 0 when has_extend is 0. */
+  int32_t has_extend;         /* 1 when the bundle has the extend kernels */
+  int32_t extend_tile_tokens; /* chunk tokens per query tile (CTA) */
+  int32_t extend_block_n;     /* prefix tokens per KV tile */
+  int32_t extend_warps;       /* warps per extend CTA */
+  int64_t extend_workspace_bytes_per_token; /* num_kv_heads * (4 * head_dim
+                                               + 8) (abi.h) */
+  const char *extend_note;    /* why has_extend is 0: the manifest's reason,
+                                 or "the bundle predates extend" when it has
+                                 no "extend" member; "" when it is 1 */
 } tqrt_bundle_info;
 
 TQRT_API tqrt_status tqrt_bundle_get_info(const tqrt_bundle *bundle,
@@ -217,8 +236,9 @@ TQRT_API tqrt_status tqrt_cache_bytes(const tqrt_bundle *bundle,
 /* ---- Plans ----------------------------------------------------------- */
 
 /* Plans the fixed grids of every kernel for a bucket of at most max_batch
- * decode rows and max_tokens stored tokens per launch, and the workspace
- * decode needs (0 when splits == 1). The decode kernel, its
+ * decode rows (or extend sequences) and max_tokens stored tokens (or extend
+ * chunk tokens, all sequences together) per launch, and the workspaces
+ * decode needs (0 when splits == 1) and extend needs. The decode kernel, its
  * grid (the names `splits` and `head_groups`) and the workspace come from
  * the bundle's plan for max_batch (tqrt_plan_desc says which);
  * tqrt_plan_info.plan_index reports it.
@@ -262,6 +282,11 @@ typedef struct tqrt_plan_info {
   int32_t device;           /* the context's device ordinal, -1 unbound */
   int32_t compute_capability; /* e.g. 90; 0 unbound */
   const char *module_source;  /* "cubin", "ptx" or "none" */
+  uint64_t extend_workspace_bytes; /* extend's workspace with a chunk:
+                              TQ_EXTEND_WORKSPACE_BYTES(max_tokens,
+                              num_kv_heads, head_dim) = max_tokens *
+                              extend_workspace_bytes_per_token; 0 when the
+                              bundle has no extend */
 } tqrt_plan_info;
 
 TQRT_API tqrt_status tqrt_plan_get_info(const tqrt_plan *plan,
@@ -269,8 +294,11 @@ TQRT_API tqrt_status tqrt_plan_get_info(const tqrt_plan *plan,
 
 /* The launch configuration the plan uses for one kernel. Returns
  * TQRT_UNSUPPORTED_DTYPE when the bundle has no kernels for `dtype`, and
- * TQRT_INVALID_ARGUMENT for COMBINE when the plan's splits == 1 (there is
- * none). */
+ * TQRT_UNSUPPORTED (with the manifest's reason) for EXTEND_PREP and EXTEND
+ * when the bundle has no extend. Grids: extend_prep (max_tokens, 1, 1);
+ * extend (query_tiles, num_kv_heads, 1) with query_tiles =
+ * ceil(max_tokens / extend_tile_tokens) + max_batch (every sequence's
+ * chunk starts a new tile, so max_batch more tiles than the tokens need). */
 typedef struct tqrt_launch_dims {
   uint32_t grid[3];
   uint32_t block[3];
@@ -294,15 +322,19 @@ TQRT_API tqrt_status tqrt_plan_get_launch(const tqrt_plan *plan,
 /* ---- Launches -------------------------------------------------------- */
 /*
  * Common rules (checked, in this order, before the driver is touched):
- * - device pointers must be non-null; activations (key, value, query, out),
- *   the cache and the workspace 16-byte aligned (the kernels use 16-byte
- *   loads), slot_mapping 8-byte, block_tables and seq_lens 4-byte;
+ * - device pointers must be non-null (except where a launch says
+ *   otherwise); activations (key, value, query, out), the cache and the
+ *   workspace 16-byte aligned (the kernels use 16-byte loads), slot_mapping
+ *   8-byte, block_tables, seq_lens, cu_seqlens_q, prefix_lens and lse
+ *   4-byte;
  * - strides are in elements, head_dim elements of a head are contiguous;
  *   token/batch and head strides must be positive multiples of 8 elements
  *   (so every head vector starts 16-byte aligned) and must not make two head
  *   vectors overlap (TQRT_SHAPE_MISMATCH otherwise);
  * - cache_bytes (the cache tensor's size) must be a positive multiple of the
  *   layout's block_stride (TQRT_SHAPE_MISMATCH otherwise);
+ * - an unbound plan (no device) returns TQRT_NO_DEVICE once every argument
+ *   check passed;
  * - `stream` is a CUstream (cudaStream_t); null is the legacy default stream.
  * A launch is asynchronous: TQRT_OK means the kernels were enqueued.
  */
@@ -335,6 +367,45 @@ TQRT_API tqrt_status tqrt_launch_decode(
     int32_t block_table_stride, const int32_t *seq_lens, void *out,
     int64_t out_stride_batch, int64_t out_stride_head, int32_t batch,
     float scale, void *workspace, uint64_t workspace_bytes, void *stream);
+
+/* Extend (chunked prefill), templates/tq/abi.h's tq_extend_args. Sequence
+ * b (< batch, 1 <= batch <= max_batch) has prefix_lens[b] tokens in the
+ * cache (block_tables as in decode) and a chunk of new tokens: rows
+ * [cu_seqlens_q[b], cu_seqlens_q[b+1]) of query / out ([total, num_q_heads,
+ * head_dim]) and of key / value ([total, num_kv_heads, head_dim], the
+ * query's dtype). Chunk query i attends causally: to the whole prefix and
+ * to chunk tokens 0..i. Storing the chunk's keys and values in the cache is
+ * a separate tqrt_launch_store (before or after: extend reads the chunk
+ * from key / value, not from the cache).
+ *   key == value == NULL: prefix only (an engine that attends to the chunk
+ * itself merges the two through lse); key and value must be both null or
+ * both non-null. lse, when not NULL (4-byte aligned), receives per row and
+ * query head the natural-log log-sum-exp of the scaled scores (-inf for a
+ * row that saw no token) at lse[row * num_q_heads + head].
+ *   cu_seqlens_q ([batch + 1], cu_seqlens_q[0] = 0, non-decreasing) and
+ * prefix_lens ([batch]) are int32 device arrays, never read on the host, so
+ * the runtime cannot check them: total = cu_seqlens_q[batch] <= max_tokens
+ * is the caller's contract (the grids cover max_tokens chunk rows; rows
+ * beyond are not computed). For the same reason the activations' strides
+ * are checked as those of [max_tokens, heads, head_dim] tensors.
+ *   scale: the softmax scale, 0 for the manifest's softmax_scale.
+ * workspace: with a chunk, at least the plan's extend_workspace_bytes,
+ * 16-byte aligned, any contents (the first kernel overwrites what the
+ * second reads); one per stream running extends concurrently. Without a
+ * chunk it is unused and may be NULL with 0 bytes.
+ *   Two kernels on `stream` with a chunk (extend_prep, then extend), one
+ * without (extend); plain launches. TQRT_UNSUPPORTED (with the manifest's
+ * reason) when the bundle has no extend. */
+TQRT_API tqrt_status tqrt_launch_extend(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
+    int64_t query_stride_token, int64_t query_stride_head, const void *key,
+    int64_t key_stride_token, int64_t key_stride_head, const void *value,
+    int64_t value_stride_token, int64_t value_stride_head, const void *cache,
+    int64_t cache_bytes, const int32_t *block_tables,
+    int32_t block_table_stride, const int32_t *cu_seqlens_q,
+    const int32_t *prefix_lens, void *out, int64_t out_stride_token,
+    int64_t out_stride_head, float *lse, int32_t batch, float scale,
+    void *workspace, uint64_t workspace_bytes, void *stream);
 
 /* ---- Device probe ---------------------------------------------------- */
 
