@@ -9,6 +9,10 @@
     workspace = plan.allocate_workspace()                    # None when splits == 1
     plan.store(key, value, cache, slot_mapping)              # [T, kv_heads, D] bf16/fp16
     out = plan.decode(query, cache, block_tables, seq_lens, workspace=workspace)
+    if bundle.has_extend:                                    # else bundle.extend_note says why
+        ext_ws = plan.allocate_extend_workspace()            # once per plan (and stream)
+        out, _ = plan.extend(query, key, value, cache, block_tables,   # chunked prefill
+                             cu_seqlens_q, prefix_lens, workspace=ext_ws)
 
 Launches go to torch.cuda.current_stream() of the tensors' device and are
 asynchronous; they never allocate (when `out` is given), synchronize or read
@@ -46,6 +50,7 @@ class Status(enum.IntEnum):
     NO_CONTEXT = 10
     CUDA_ERROR = 11
     INTERNAL = 12
+    UNSUPPORTED = 13
 
 
 class TqrtError(RuntimeError):
@@ -63,7 +68,7 @@ class TqrtError(RuntimeError):
 
 _DTYPE_BF16 = 1
 _DTYPE_FP16 = 2
-_KINDS = {"store": 0, "decode": 1}
+_KINDS = {"store": 0, "decode": 1, "extend_prep": 2, "extend": 3}
 
 
 # Mirrors of the structs in include/tqrt/tqrt.h (same order and types).
@@ -78,6 +83,10 @@ class _BundleInfo(ctypes.Structure):
         ("num_plans", ctypes.c_int32),
         ("dtypes", ctypes.c_uint32), ("softmax_scale", ctypes.c_float),
         ("has_image", ctypes.c_int32), ("has_ptx", ctypes.c_int32),
+        ("has_extend", ctypes.c_int32), ("extend_tile_tokens", ctypes.c_int32),
+        ("extend_block_n", ctypes.c_int32), ("extend_warps", ctypes.c_int32),
+        ("extend_workspace_bytes_per_token", ctypes.c_int64),
+        ("extend_note", ctypes.c_char_p),
     ]
 
 
@@ -120,6 +129,7 @@ class _PlanInfo(ctypes.Structure):
         ("bound", ctypes.c_int32), ("device", ctypes.c_int32),
         ("compute_capability", ctypes.c_int32),
         ("module_source", ctypes.c_char_p),
+        ("extend_workspace_bytes", ctypes.c_uint64),
     ]
 
 
@@ -186,6 +196,9 @@ def library():
         "tqrt_launch_decode": (status, [P, ctypes.c_int, P, I64, I64, P, I64, P,
                                         I32, P, P, I64, I64, I32, ctypes.c_float,
                                         P, U64, P]),
+        "tqrt_launch_extend": (status, [P, ctypes.c_int, P, I64, I64, P, I64, I64,
+                                        P, I64, I64, P, I64, P, I32, P, P, P, I64,
+                                        I64, P, I32, ctypes.c_float, P, U64, P]),
         "tqrt_device_count": (status, [ctypes.POINTER(I32)]),
     }
     for name, (restype, argtypes) in sig.items():
@@ -240,7 +253,10 @@ class PlanDesc:
 
 class Bundle:
     """A loaded bundle: the manifest's facts, its cache layout, its decode
-    launch plans (`plans`), and plans for batch buckets (`plan()`)."""
+    launch plans (`plans`), and plans for batch buckets (`plan()`).
+    has_extend: whether it has the extend (chunked prefill) kernels; then
+    `extend` is {'tile_tokens', 'block_n', 'warps',
+    'workspace_bytes_per_token'}, else None and `extend_note` says why."""
 
     def __init__(self, handle):
         self._h = ctypes.c_void_p(handle)
@@ -259,6 +275,14 @@ class Bundle:
         self.block_size = info.block_size
         self.plan_source = _str(info.plan_source)
         self.softmax_scale = info.softmax_scale
+        self.has_extend = bool(info.has_extend)
+        self.extend_note = _str(info.extend_note)
+        self.extend = {
+            "tile_tokens": info.extend_tile_tokens,
+            "block_n": info.extend_block_n,
+            "warps": info.extend_warps,
+            "workspace_bytes_per_token": info.extend_workspace_bytes_per_token,
+        } if self.has_extend else None
         self.dtypes = tuple(name for bit, name in ((_DTYPE_BF16, "bf16"), (_DTYPE_FP16, "fp16"))
                             if info.dtypes & (1 << bit))
         self.layout = {
@@ -375,9 +399,10 @@ class Bundle:
 
 
 class Plan:
-    """A plan for one batch bucket: launch store / decode with torch tensors.
-    plan_index, splits, block_n, warps, heads_per_cta: the bundle's decode
-    plan it uses (bundle.plans[plan_index])."""
+    """A plan for one batch bucket: launch store / decode / extend with torch
+    tensors. plan_index, splits, block_n, warps, heads_per_cta: the bundle's
+    decode plan it uses (bundle.plans[plan_index]). extend_workspace_bytes:
+    what extend with a chunk needs (0 when the bundle has no extend)."""
 
     def __init__(self, bundle, handle, device_index):
         self.bundle = bundle  # keeps the bundle alive while the plan lives
@@ -392,6 +417,7 @@ class Plan:
         self.warps = info.warps
         self.heads_per_cta = info.heads_per_cta
         self.workspace_bytes = info.workspace_bytes
+        self.extend_workspace_bytes = info.extend_workspace_bytes
         self.bound = bool(info.bound)
         self.device = info.device if info.bound else device_index
         self.compute_capability = info.compute_capability
@@ -429,6 +455,17 @@ class Plan:
         device = device if device is not None else f"cuda:{self.device or 0}"
         return torch.zeros((self.workspace_bytes + 3) // 4, dtype=torch.float32,
                            device=device)
+
+    def allocate_extend_workspace(self, device=None):
+        """The extend workspace (uint8, extend_workspace_bytes; its contents
+        do not matter: extend's first kernel writes what the second reads),
+        or None when the bundle has no extend. Allocate it once per plan and
+        per stream running extends concurrently."""
+        if self.extend_workspace_bytes == 0:
+            return None
+        torch = _torch()
+        device = device if device is not None else f"cuda:{self.device or 0}"
+        return torch.empty(self.extend_workspace_bytes, dtype=torch.uint8, device=device)
 
     # -- launches --------------------------------------------------------
 
@@ -513,6 +550,100 @@ class Plan:
             seq_lens.data_ptr(), out.data_ptr(), out.stride(0), out.stride(1),
             rows, float(scale), ws_ptr, ws_bytes, stream))
         return out
+
+    def extend(self, query, key, value, cache, block_tables, cu_seqlens_q, prefix_lens,
+               out=None, lse=None, workspace=None, scale=0.0, batch=None, stream=None):
+        """Chunked prefill: sequence b's chunk is rows cu_seqlens_q[b] ..
+        cu_seqlens_q[b+1]-1 of query [total, num_q_heads, head_dim] (bf16 or
+        fp16, last dimension contiguous); each row attends to the sequence's
+        prefix_lens[b] cached tokens and causally to the chunk's keys and
+        values key / value [total, num_kv_heads, head_dim] (query's dtype),
+        or to the prefix only when both are None. block_tables: int32
+        [>= batch, W]; cu_seqlens_q: int32 [>= batch + 1] (starting at 0);
+        prefix_lens: int32 [>= batch]. total = cu_seqlens_q[batch] must be
+        <= max_tokens (on the device: not checked). batch defaults to
+        len(cu_seqlens_q) - 1. lse: None, or float32 [total, num_q_heads]
+        (contiguous) receiving each row's log-sum-exp. workspace: with a
+        chunk, allocate_extend_workspace()'s tensor (or any contiguous
+        tensor of >= extend_workspace_bytes). Returns (out, lse); `out` is
+        allocated like query when not given (pass it for graph capture).
+        scale 0 means the manifest's softmax_scale."""
+        torch = _torch()
+        b = self.bundle
+        dtype = _dtype_code(torch, query, "query")
+        device = self._device_of(torch, query, "query")
+        _expect_shape(query, "query", (None, b.num_q_heads, b.head_dim),
+                      "[total, num_q_heads, head_dim]")
+        _expect(query.stride(-1) == 1, "query's last dimension must be contiguous")
+        _expect((key is None) == (value is None),
+                "key and value must be both tensors (attend to the chunk too) or "
+                "both None (the prefix only)")
+        if key is not None:
+            for name, t in (("key", key), ("value", value)):
+                _expect(t.dtype == query.dtype, f"{name} is {t.dtype}, query is {query.dtype}")
+                _expect_shape(t, name, (None, b.num_kv_heads, b.head_dim),
+                              "[total, num_kv_heads, head_dim]")
+                _expect(t.stride(-1) == 1, f"{name}'s last dimension must be contiguous "
+                        f"(stride {t.stride(-1)})")
+                _expect(t.shape[0] == query.shape[0],
+                        f"{name} has {t.shape[0]} tokens, query {query.shape[0]}")
+                self._same_device(t, device, name)
+        if out is None:
+            out = torch.empty(query.shape, dtype=query.dtype, device=query.device)
+        _expect(out.dtype == query.dtype, f"out is {out.dtype}, query is {query.dtype}")
+        _expect_shape(out, "out", (None, b.num_q_heads, b.head_dim),
+                      "[total, num_q_heads, head_dim]")
+        _expect(out.shape[0] >= query.shape[0] and out.stride(-1) == 1,
+                f"out must hold {query.shape[0]} rows with a contiguous last dimension")
+        self._check_cache(torch, cache, device)
+        _expect(cu_seqlens_q.dtype == torch.int32 and cu_seqlens_q.dim() == 1 and
+                cu_seqlens_q.shape[0] >= 2 and cu_seqlens_q.stride(0) == 1,
+                f"cu_seqlens_q must be a contiguous 1-D int32 tensor of >= 2 entries, "
+                f"got {cu_seqlens_q.dtype} {tuple(cu_seqlens_q.shape)}")
+        rows = cu_seqlens_q.shape[0] - 1 if batch is None else int(batch)
+        _expect(rows + 1 <= cu_seqlens_q.shape[0],
+                f"batch {rows} needs {rows + 1} entries of cu_seqlens_q, it has "
+                f"{cu_seqlens_q.shape[0]}")
+        _expect(block_tables.dtype == torch.int32 and block_tables.dim() == 2,
+                f"block_tables must be a 2-D int32 tensor, got {block_tables.dtype} "
+                f"{tuple(block_tables.shape)}")
+        _expect(block_tables.shape[0] >= rows and
+                (block_tables.shape[1] <= 1 or block_tables.stride(1) == 1),
+                f"block_tables must have >= {rows} rows and a contiguous last dimension")
+        _expect(prefix_lens.dtype == torch.int32 and prefix_lens.dim() == 1 and
+                prefix_lens.shape[0] >= rows and
+                (prefix_lens.shape[0] <= 1 or prefix_lens.stride(0) == 1),
+                f"prefix_lens must be a contiguous 1-D int32 tensor of >= {rows} entries")
+        if lse is not None:
+            _expect(lse.dtype == torch.float32 and lse.dim() == 2 and
+                    lse.shape[0] >= query.shape[0] and lse.shape[1] == b.num_q_heads and
+                    lse.is_contiguous(),
+                    f"lse must be a contiguous float32 [>= {query.shape[0]}, "
+                    f"{b.num_q_heads}] tensor, got {lse.dtype} {tuple(lse.shape)}")
+            self._same_device(lse, device, "lse")
+        for name, t in (("out", out), ("block_tables", block_tables),
+                        ("cu_seqlens_q", cu_seqlens_q), ("prefix_lens", prefix_lens)):
+            self._same_device(t, device, name)
+        ws_ptr, ws_bytes = None, 0
+        if workspace is not None:
+            self._same_device(workspace, device, "workspace")
+            _expect(workspace.is_contiguous(), "workspace must be contiguous")
+            ws_ptr, ws_bytes = workspace.data_ptr(), workspace.numel() * workspace.element_size()
+        chunk = key is not None
+        stride_bt = block_tables.stride(0) if block_tables.shape[0] > 1 else max(block_tables.shape[1], 1)
+        stream = self._stream(torch, device, stream)
+        _check(library().tqrt_launch_extend(
+            self._h, dtype, query.data_ptr(), query.stride(0), query.stride(1),
+            key.data_ptr() if chunk else None, key.stride(0) if chunk else 0,
+            key.stride(1) if chunk else 0,
+            value.data_ptr() if chunk else None, value.stride(0) if chunk else 0,
+            value.stride(1) if chunk else 0,
+            cache.data_ptr(), cache.numel(), block_tables.data_ptr(), stride_bt,
+            cu_seqlens_q.data_ptr(), prefix_lens.data_ptr(),
+            out.data_ptr(), out.stride(0), out.stride(1),
+            lse.data_ptr() if lse is not None else None,
+            rows, float(scale), ws_ptr, ws_bytes, stream))
+        return out, lse
 
     # -- helpers ---------------------------------------------------------
 
