@@ -45,6 +45,38 @@ inline std::string amdManifest() {
   return edit(text, "\"vendor\": \"nvidia\"", "\"vendor\": \"amd\"");
 }
 
+/// The fixture's extend kernels for bf16 (symbols not in the fixture's
+/// cubin: fine without a device).
+inline const char *kExtendKernels =
+    "{\"name\": \"extend_prep_bf16\", \"kind\": \"extend_prep\", "
+    "\"dtype\": \"bf16\", \"symbol\": \"tq_extend_prep_bf16\", \"plan\": null, "
+    "\"args\": \"tq_extend_args\", \"args_bytes\": 168, \"block\": [256, 1, 1], "
+    "\"shared_bytes\": 0, \"grid\": [\"max_tokens\", \"1\", \"1\"]},\n"
+    "    {\"name\": \"extend_bf16\", \"kind\": \"extend\", \"dtype\": \"bf16\", "
+    "\"symbol\": \"tq_extend_bf16\", \"plan\": null, \"args\": \"tq_extend_args\", "
+    "\"args_bytes\": 168, \"block\": [128, 1, 1], \"shared_bytes\": 40960, "
+    "\"grid\": [\"query_tiles\", \"num_kv_heads\", \"1\"], \"tile_tokens\": 16}";
+
+/// The fixture's "extend" member: 16 chunk tokens per query tile, block_n
+/// 64, 4 warps, num_kv_heads 8 * (4 * head_dim 128 + 8) = 4160 workspace
+/// bytes per token.
+inline const char *kExtendMember =
+    "\"extend\": {\"available\": true, \"tile_tokens\": 16, \"block_n\": 64, "
+    "\"warps\": 4, \"workspace_bytes_per_token\": 4160}";
+
+/// The fixture manifest as a bundle with extend: the "extend" member after
+/// plan_source, and the extend_prep (kernels[3]) and extend (kernels[4])
+/// kernels after the others.
+inline std::string extendManifest() {
+  std::string text = readFixture("manifest.json");
+  text = edit(text, "  \"plan_source\": \"defaults\",\n",
+              std::string("  \"plan_source\": \"defaults\",\n  ") +
+                  kExtendMember + ",\n");
+  return edit(text, "\"local_bytes\": 0}\n  ]",
+              std::string("\"local_bytes\": 0},\n    ") + kExtendKernels +
+                  "\n  ]");
+}
+
 /// Every occurrence replaced (at least one).
 inline std::string editAll(std::string text, const std::string &from,
                            const std::string &to) {
