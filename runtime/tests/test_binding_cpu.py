@@ -4,9 +4,11 @@ Run by ctest with PYTHONPATH at the build's copy of tqrt.py, TQRT_LIBRARY at
 libtqrt.so, TQRT_LIBCUDA at a missing file (no driver), TQRT_FIXTURES at
 tests/fixtures and TQRT_MOCK_MANIFEST at tests/gpu/mock_manifest.json.
 Covers: import without torch, loading from a directory and from bytes, the
-layout, the bundle's decode plans and the plan a bucket gets, and runtime
-errors raised as TqrtError with the runtime's status and message.
+layout, the bundle's decode plans and the plan a bucket gets, extend's
+manifest facts, grids and workspace (and tqrt_launch_extend's signature),
+and runtime errors raised as TqrtError with the runtime's status and message.
 """
+import ctypes
 import os
 import sys
 import unittest
@@ -23,6 +25,33 @@ MOCK_MANIFEST = os.environ.get("TQRT_MOCK_MANIFEST")
 def read(name, mode="rb"):
     with open(os.path.join(FIXTURES, name), mode) as f:
         return f.read()
+
+
+# The fixture with extend, as runtime/tests/test_util.h's extendManifest().
+EXTEND_MEMBER = ('"extend": {"available": true, "tile_tokens": 16, "block_n": 64, '
+                 '"warps": 4, "workspace_bytes_per_token": 4160}')
+EXTEND_KERNELS = (
+    '{"name": "extend_prep_bf16", "kind": "extend_prep", "dtype": "bf16", '
+    '"symbol": "tq_extend_prep_bf16", "plan": null, "args": "tq_extend_args", '
+    '"args_bytes": 168, "block": [256, 1, 1], "shared_bytes": 0, '
+    '"grid": ["max_tokens", "1", "1"]},\n'
+    '    {"name": "extend_bf16", "kind": "extend", "dtype": "bf16", '
+    '"symbol": "tq_extend_bf16", "plan": null, "args": "tq_extend_args", '
+    '"args_bytes": 168, "block": [128, 1, 1], "shared_bytes": 40960, '
+    '"grid": ["query_tiles", "num_kv_heads", "1"], "tile_tokens": 16}')
+
+
+def replace_once(text, old, new):
+    assert text.count(old) == 1, f"fixture has {text.count(old)} of {old!r}"
+    return text.replace(old, new)
+
+
+def extend_manifest():
+    text = read("manifest.json", "r")
+    text = replace_once(text, '  "plan_source": "defaults",\n',
+                        '  "plan_source": "defaults",\n  ' + EXTEND_MEMBER + ',\n')
+    return replace_once(text, '"local_bytes": 0}\n  ]',
+                        '"local_bytes": 0},\n    ' + EXTEND_KERNELS + '\n  ]')
 
 
 class BindingTest(unittest.TestCase):
@@ -157,6 +186,90 @@ class BindingTest(unittest.TestCase):
         with self.assertRaises(tqrt.TqrtError) as e:
             b.cache_shape(0)
         self.assertIn("num_blocks is 0", e.exception.message)
+
+    def test_extend(self):
+        b = tqrt.Bundle.from_bytes(extend_manifest(), read("kernels.cubin"))
+        self.assertTrue(b.has_extend)
+        self.assertEqual(b.extend, {"tile_tokens": 16, "block_n": 64, "warps": 4,
+                                    "workspace_bytes_per_token": 8 * (4 * 128 + 8)})
+        self.assertEqual(b.extend_note, "")
+        p = b.plan(max_batch=4, max_tokens=100)
+        self.assertEqual(p.extend_workspace_bytes, 100 * 4160)
+        dims = p.launch_dims("extend")
+        self.assertEqual(dims["grid"], (7 + 4, 8, 1))  # ceil(100 / 16) + max_batch
+        self.assertEqual(dims["block"], (128, 1, 1))
+        self.assertFalse(dims["programmatic_launch"])
+        self.assertEqual(p.launch_dims("extend_prep")["grid"], (100, 1, 1))
+        self.assertEqual(p.launch_dims("extend_prep", "bf16")["block"], (256, 1, 1))
+        # The decode side is the same as without extend.
+        self.assertEqual(p.launch_dims("decode")["grid"], (16, 4, 1))
+        with self.assertRaises(ImportError):
+            p.allocate_extend_workspace()  # needs torch
+        with self.assertRaises(ImportError):
+            p.extend(None, None, None, None, None, None, None)
+
+        # tqrt_launch_extend through ctypes with fake (aligned, never read)
+        # addresses: the signature carries every argument to the checks.
+        lib = tqrt.library()
+        A = 1 << 20
+
+        def launch(key=A + 4096, value=A + 8192, workspace=A + 65536,
+                   workspace_bytes=16 * 4160, batch=2, lse=A + 40960):
+            return lib.tqrt_launch_extend(
+                q._h, 1, A, 32 * 128, 128, key, 8 * 128, 128, value, 8 * 128, 128,
+                A + 12288, 10 * 15104, A + 16384, 64, A + 20480, A + 24576,
+                A + 28672, 32 * 128, 128, lse, batch, 0.0, workspace,
+                workspace_bytes, None)
+
+        q = b.plan(max_batch=2, max_tokens=16)
+        self.assertEqual(launch(), tqrt.Status.NO_DEVICE)
+        self.assertIn("tqrt_launch_extend: no CUDA device",
+                      lib.tqrt_last_error().decode())
+        self.assertEqual(launch(key=None, value=None, workspace=None, workspace_bytes=0,
+                                lse=None), tqrt.Status.NO_DEVICE)
+        self.assertEqual(launch(workspace_bytes=16 * 4160 - 1),
+                         tqrt.Status.WORKSPACE_TOO_SMALL)
+        self.assertIn("workspace_bytes 66559 is below the plan's extend_workspace_bytes "
+                      "66560", lib.tqrt_last_error().decode())
+        self.assertEqual(launch(key=None), tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("key is null but value is not", lib.tqrt_last_error().decode())
+        self.assertEqual(launch(batch=3), tqrt.Status.EXCEEDS_PLAN)
+        self.assertIn("batch 3 is above the plan's max_batch 2",
+                      lib.tqrt_last_error().decode())
+        self.assertEqual(launch(lse=A + 2), tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("is not 4-byte aligned", lib.tqrt_last_error().decode())
+
+    def test_no_extend(self):
+        # A bundle from before extend: has_extend False and why; no workspace.
+        b = tqrt.Bundle.from_dir(FIXTURES)
+        self.assertFalse(b.has_extend)
+        self.assertIsNone(b.extend)
+        self.assertEqual(b.extend_note, "the bundle predates extend")
+        p = b.plan(max_batch=2, max_tokens=16)
+        self.assertEqual(p.extend_workspace_bytes, 0)
+        self.assertIsNone(p.allocate_extend_workspace())
+        for kind in ("extend", "extend_prep"):
+            with self.assertRaises(tqrt.TqrtError) as e:
+                p.launch_dims(kind)
+            self.assertEqual(e.exception.status, tqrt.Status.UNSUPPORTED)
+            self.assertIn("the bundle has no extend kernels: the bundle predates extend",
+                          e.exception.message)
+        # And one that says it has none, with its reason.
+        text = replace_once(read("manifest.json", "r"), '  "plan_source": "defaults",\n',
+                            '  "plan_source": "defaults",\n  "extend": {"available": '
+                            'false, "reason": "no extend for this preset"},\n')
+        b = tqrt.Bundle.from_bytes(text, read("kernels.cubin"))
+        self.assertEqual((b.has_extend, b.extend_note),
+                         (False, "no extend for this preset"))
+        self.assertEqual(tqrt.Status.UNSUPPORTED, 13)
+        self.assertEqual(tqrt.library().tqrt_status_name(13).decode(), "TQRT_UNSUPPORTED")
+        # Its manifest errors surface like any other.
+        with self.assertRaises(tqrt.TqrtError) as e:
+            tqrt.Bundle.from_bytes(extend_manifest().replace(
+                '"workspace_bytes_per_token": 4160', '"workspace_bytes_per_token": 4096'),
+                read("kernels.cubin"))
+        self.assertEqual(e.exception.status, tqrt.Status.BAD_BUNDLE)
+        self.assertIn("'extend.workspace_bytes_per_token' is 4096 but", e.exception.message)
 
     def test_no_device(self):
         with self.assertRaises(tqrt.TqrtError) as e:
