@@ -126,6 +126,11 @@ class BindingTest(unittest.TestCase):
         p = b.plan(max_batch=3, max_tokens=8)
         self.assertEqual(p.launch_dims("decode", "bf16")["grid"], (2, 3, 1))
         self.assertEqual(p.workspace_bytes, 0)
+        # Its mock extend kernels: 2 KV heads * (4 * 64 + 8) bytes per token.
+        self.assertTrue(b.has_extend)
+        self.assertEqual(p.extend_workspace_bytes, 8 * 528)
+        self.assertEqual(p.launch_dims("extend", "fp16")["grid"], (1 + 3, 2, 1))
+        self.assertEqual(p.launch_dims("extend_prep", "bf16")["grid"], (8, 1, 1))
 
     def test_load_bytes(self):
         b = tqrt.Bundle.from_bytes(read("manifest.json", "r"), read("kernels.cubin"),

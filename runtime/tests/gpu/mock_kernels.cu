@@ -14,6 +14,14 @@
 // kernel per plan and dtype, tq_decode_p<plan>_<dtype>): plans[0] splits the
 // KV sequence 4 ways, plans[1] does not. Decode takes splits and
 // heads_per_cta from its grid (gridDim.z, num_q_heads / gridDim.x).
+//
+// Extend (chunked prefill) as tqc emits it, two kernels per dtype: prep
+// copies the chunk's keys and values into the workspace (fp16 rows, within
+// TQ_EXTEND_WORKSPACE_BYTES), and the attention kernel reads the chunk from
+// there only (so a right answer shows that prep ran first, on the same
+// stream, with the same arguments). Its grid is (query_tiles, num_kv_heads):
+// CTA x takes the x-th kTileTokens-row tile of the sequences in order, so a
+// grid that is too small leaves rows unwritten.
 #include "tq/abi.h"
 
 #include <cuda_bf16.h>
@@ -136,6 +144,89 @@ template <typename T> __device__ void decode(const tq_decode_args &a) {
   }
 }
 
+constexpr int kTileTokens = 16; // mock_manifest.json's extend tile_tokens
+
+template <typename T> __device__ void extendPrep(const tq_extend_args &a) {
+  const int t = blockIdx.x;
+  if (t >= a.cu_seqlens_q[a.batch])
+    return;
+  __half *wk = static_cast<__half *>(a.workspace);
+  __half *wv = wk + (long long)a.max_tokens * kNumKV * kHeadDim;
+  for (int i = threadIdx.x; i < kNumKV * kHeadDim; i += blockDim.x) {
+    const int h = i / kHeadDim, d = i % kHeadDim;
+    const long long row = ((long long)t * kNumKV + h) * kHeadDim + d;
+    wk[row] = __float2half(toFloat(static_cast<const T *>(a.key)[
+        t * a.key_stride_token + h * a.key_stride_head + d]));
+    wv[row] = __float2half(toFloat(static_cast<const T *>(a.value)[
+        t * a.value_stride_token + h * a.value_stride_head + d]));
+  }
+}
+
+template <typename T> __device__ void extend(const tq_extend_args &a) {
+  // This CTA's tile: the sequences' tiles in order.
+  int tile = blockIdx.x, b = 0;
+  for (; b < a.batch; ++b) {
+    const int n = (a.cu_seqlens_q[b + 1] - a.cu_seqlens_q[b] + kTileTokens - 1) /
+                  kTileTokens;
+    if (tile < n)
+      break;
+    tile -= n;
+  }
+  if (b == a.batch)
+    return;
+  const int ratio = kNumQ / kNumKV, kvh = blockIdx.y;
+  if (threadIdx.x >= ratio)
+    return;
+  const int h = kvh * ratio + threadIdx.x; // one thread per query head
+  const int first = a.cu_seqlens_q[b], len = a.cu_seqlens_q[b + 1] - first;
+  const int prefix = a.prefix_lens[b];
+  const __half *wk = static_cast<const __half *>(a.workspace);
+  const __half *wv = wk + (long long)a.max_tokens * kNumKV * kHeadDim;
+  for (int i = tile * kTileTokens; i < min(len, (tile + 1) * kTileTokens); ++i) {
+    const long long row = first + i;
+    const T *q = static_cast<const T *>(a.query) + row * a.query_stride_token +
+                 h * a.query_stride_head;
+    float m = -INFINITY, l = 0.f, acc[kHeadDim];
+    for (int d = 0; d < kHeadDim; ++d)
+      acc[d] = 0.f;
+    // The prefix from the cache, then chunk tokens 0..i from the workspace.
+    const int chunk = a.key ? i + 1 : 0;
+    for (int t = 0; t < prefix + chunk; ++t) {
+      float dot = 0.f, v[kHeadDim];
+      if (t < prefix) {
+        const int block = a.block_tables[(long long)b * a.block_table_stride +
+                                         t / kBlockSize];
+        const uint8_t *region =
+            a.cache + block * kBlockStride + kvh * kHeadStride;
+        const T *kp = reinterpret_cast<const T *>(region + (t % kBlockSize) * kTokenStride);
+        const T *vp = reinterpret_cast<const T *>(region + kValueOffset +
+                                                  (t % kBlockSize) * kTokenStride);
+        for (int d = 0; d < kHeadDim; ++d) {
+          dot += toFloat(q[d]) * toFloat(kp[d]);
+          v[d] = toFloat(vp[d]);
+        }
+      } else {
+        const long long w = ((first + t - prefix) * (long long)kNumKV + kvh) * kHeadDim;
+        for (int d = 0; d < kHeadDim; ++d) {
+          dot += toFloat(q[d]) * __half2float(wk[w + d]);
+          v[d] = __half2float(wv[w + d]);
+        }
+      }
+      const float score = dot * a.scale, mNew = fmaxf(m, score);
+      const float alpha = expf(m - mNew), p = expf(score - mNew);
+      l = l * alpha + p;
+      for (int d = 0; d < kHeadDim; ++d)
+        acc[d] = acc[d] * alpha + p * v[d];
+      m = mNew;
+    }
+    T *o = static_cast<T *>(a.out) + row * a.out_stride_token + h * a.out_stride_head;
+    for (int d = 0; d < kHeadDim; ++d)
+      o[d] = fromFloat<T>(l > 0.f ? acc[d] / l : 0.f);
+    if (a.lse)
+      a.lse[row * kNumQ + h] = l > 0.f ? m + logf(l) : -INFINITY;
+  }
+}
+
 } // namespace
 
 extern "C" __global__ void tq_store_bf16(const tq_store_args a) { store<__nv_bfloat16>(a); }
@@ -146,3 +237,7 @@ extern "C" __global__ void tq_decode_p0_f16(const tq_decode_args a) { decode<__h
 // plans[1]: one split.
 extern "C" __global__ void tq_decode_p1_bf16(const tq_decode_args a) { decode<__nv_bfloat16>(a); }
 extern "C" __global__ void tq_decode_p1_f16(const tq_decode_args a) { decode<__half>(a); }
+extern "C" __global__ void tq_extend_prep_bf16(const tq_extend_args a) { extendPrep<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_extend_prep_f16(const tq_extend_args a) { extendPrep<__half>(a); }
+extern "C" __global__ void tq_extend_bf16(const tq_extend_args a) { extend<__nv_bfloat16>(a); }
+extern "C" __global__ void tq_extend_f16(const tq_extend_args a) { extend<__half>(a); }

@@ -8,11 +8,13 @@ strides, batch, max_batch, scale, workspace, grids), both dtypes, both of
 the mock's decode plans (buckets [1, 2]: 4 splits, decode merging its splits;
 buckets [4, 8, 16]: one split, decode only) and the choice between them,
 the caller's stream, and capture and replay in a CUDA graph while sequence
-lengths change.
+lengths change; and extend (chunked prefill: its two kernels, with and
+without the chunk, lse, tiles, strides, scale, graph replay).
 
 Exit code 77 (ctest's skip) with a message when torch or a GPU is missing.
 Environment: TQRT_LIBRARY, TQRT_MOCK_BUNDLE (the build's mock_bundle dir).
 """
+import itertools
 import json
 import os
 import sys
@@ -62,6 +64,28 @@ def reference(q, k_seqs, v_seqs, scale):
         p = torch.softmax(s, dim=-1)
         out[b] = torch.einsum("hl,lhd->hd", p, v)
     return out
+
+
+def extend_reference(q, prefix_k, prefix_v, chunk_k, chunk_v, scale):
+    """float64 causal extend of one sequence: q [n, NQ, D]; prefix_k/v
+    [P, NKV, D]; chunk_k/v [n, NKV, D], or None for the prefix only.
+    Returns out [n, NQ, D] and the natural-log lse [n, NQ] (-inf: no token)."""
+    n = q.shape[0]
+    out = torch.zeros(n, NQ, D, dtype=torch.float64, device=q.device)
+    lse = torch.full((n, NQ), float("-inf"), dtype=torch.float64, device=q.device)
+    for i in range(n):
+        k, v = prefix_k.double(), prefix_v.double()
+        if chunk_k is not None:
+            k = torch.cat([k, chunk_k[:i + 1].double()])
+            v = torch.cat([v, chunk_v[:i + 1].double()])
+        if k.shape[0] == 0:
+            continue
+        k = k.repeat_interleave(NQ // NKV, dim=1)
+        v = v.repeat_interleave(NQ // NKV, dim=1)
+        s = torch.einsum("hd,lhd->hl", q[i].double(), k) * scale
+        lse[i] = torch.logsumexp(s, -1)
+        out[i] = torch.einsum("hl,lhd->hd", torch.softmax(s, -1), v)
+    return out, lse
 
 
 class Paged:
@@ -290,6 +314,153 @@ class GpuTest(unittest.TestCase):
                                     [v[:n] for v, n in zip(paged.v, cur)],
                                     self.bundle.softmax_scale)
                     self.check(out, ref, dtype)
+
+
+    # -- extend ------------------------------------------------------------
+
+    def extend_inputs(self, chunks, dtype, seed):
+        g = torch.Generator(device="cpu").manual_seed(seed)
+        total = sum(chunks)
+        cu = torch.tensor([0] + list(itertools.accumulate(chunks)), dtype=torch.int32,
+                          device="cuda")
+        q = torch.randn(total, NQ, D, generator=g).to(dtype).cuda()
+        k = torch.randn(total, NKV, D, generator=g).to(dtype).cuda()
+        v = torch.randn(total, NKV, D, generator=g).to(dtype).cuda()
+        return cu, q, k, v
+
+    def check_extend(self, paged, prefixes, cu, q, k, v, out, lse, scale, chunk, dtype):
+        for b, p in enumerate(prefixes):
+            r0, r1 = int(cu[b]), int(cu[b + 1])
+            ref, ref_lse = extend_reference(
+                q[r0:r1], paged.k[b][:p], paged.v[b][:p],
+                k[r0:r1] if chunk else None, v[r0:r1] if chunk else None, scale)
+            self.check(out[r0:r1], ref, dtype)
+            if lse is not None:
+                torch.testing.assert_close(lse[r0:r1].double(), ref_lse, atol=1e-4, rtol=1e-4)
+
+    def test_extend_both_dtypes_with_and_without_chunk(self):
+        b = self.bundle
+        self.assertTrue(b.has_extend)
+        plan = b.plan(max_batch=4, max_tokens=64)
+        self.assertEqual(plan.extend_workspace_bytes, 64 * NKV * (4 * D + 8))
+        self.assertEqual(plan.launch_dims("extend")["grid"], (64 // 16 + 4, NKV, 1))
+        # Prefixes of every kind (none, a full block, partial); chunks over
+        # one tile, none, two tiles.
+        prefixes, chunks = [37, 0, 16, 5], [10, 7, 0, 20]
+        for dtype in (torch.bfloat16, torch.float16):
+            paged = Paged(b, plan, prefixes, dtype, seed=11)
+            cu, q, k, v = self.extend_inputs(chunks, dtype, seed=12)
+            prefix_lens = torch.tensor(prefixes, dtype=torch.int32, device="cuda")
+            ws = plan.allocate_extend_workspace()
+            for chunk in (True, False):
+                with self.subTest(dtype=dtype, chunk=chunk):
+                    # NaN everywhere first: every row must be written.
+                    out = torch.full_like(q, float("nan"))
+                    lse = torch.full((q.shape[0], NQ), float("nan"), device="cuda")
+                    res, res_lse = plan.extend(q, k if chunk else None, v if chunk else None,
+                                               paged.cache, paged.tables, cu, prefix_lens,
+                                               out=out, lse=lse, workspace=ws if chunk else None)
+                    self.assertIs(res, out)
+                    self.assertIs(res_lse, lse)
+                    torch.cuda.synchronize()
+                    self.check_extend(paged, prefixes, cu, q, k, v, out, lse,
+                                      b.softmax_scale, chunk, dtype)
+            # Without lse, out allocated by the binding.
+            out, none = plan.extend(q, k, v, paged.cache, paged.tables, cu, prefix_lens,
+                                    workspace=ws)
+            self.assertIsNone(none)
+            torch.cuda.synchronize()
+            self.check_extend(paged, prefixes, cu, q, k, v, out, None, b.softmax_scale,
+                              True, dtype)
+
+    def test_extend_strides_scale_and_partial_batch(self):
+        dtype = torch.bfloat16
+        plan = self.bundle.plan(max_batch=4, max_tokens=40)
+        prefixes, chunks = [3, 29, 0], [17, 1, 5]  # 3 of 4 sequences
+        paged = Paged(self.bundle, plan, prefixes, dtype, seed=13)
+        cu, q0, k0, v0 = self.extend_inputs(chunks + [9], dtype, seed=14)
+        n = int(cu[3])
+        # Query and out as padded views; key / value as slices of a fused QKV.
+        qkv = torch.zeros(n, NQ + 2 * NKV + 2, D, dtype=dtype, device="cuda")
+        qkv[:, :NQ] = q0[:n]
+        qkv[:, NQ + 1:NQ + 1 + NKV] = k0[:n]
+        qkv[:, NQ + 2 + NKV:] = v0[:n]
+        q, k, v = qkv[:, :NQ], qkv[:, NQ + 1:NQ + 1 + NKV], qkv[:, NQ + 2 + NKV:]
+        obig = torch.full((n, NQ * 2, D + 8), 7.0, dtype=dtype, device="cuda")
+        out = obig[:, ::2, :D]
+        prefix_lens = torch.tensor(prefixes + [50], dtype=torch.int32, device="cuda")
+        plan.extend(q, k, v, paged.cache, paged.tables, cu, prefix_lens, out=out,
+                    workspace=plan.allocate_extend_workspace(), scale=0.3, batch=3)
+        torch.cuda.synchronize()
+        self.check_extend(paged, prefixes, cu, q, k, v, out, None, 0.3, True, dtype)
+        self.assertTrue(torch.all(obig[:, 1::2] == 7.0))  # untouched heads
+
+    def test_extend_graph_capture_and_replay(self):
+        # One captured extend (two kernels) replays while the chunks and
+        # prefixes change: grids and arguments depend on neither.
+        dtype = torch.float16
+        plan = self.bundle.plan(max_batch=2, max_tokens=48)
+        stored = [40, 25]
+        paged = Paged(self.bundle, plan, stored, dtype, seed=15)
+        _, q, k, v = self.extend_inputs([48], dtype, seed=16)
+        cu = torch.zeros(3, dtype=torch.int32, device="cuda")
+        prefix_lens = torch.zeros(2, dtype=torch.int32, device="cuda")
+        out = torch.zeros_like(q)
+        lse = torch.zeros(48, NQ, device="cuda")
+        ws = plan.allocate_extend_workspace()
+        cu.copy_(torch.tensor([0, 1, 2], dtype=torch.int32))
+        plan.extend(q, k, v, paged.cache, paged.tables, cu, prefix_lens, out=out, lse=lse,
+                    workspace=ws)  # warm-up
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            plan.extend(q, k, v, paged.cache, paged.tables, cu, prefix_lens, out=out,
+                        lse=lse, workspace=ws)
+        for prefixes, chunks in (([0, 0], [30, 18]), ([40, 25], [16, 1]), ([7, 25], [48, 0])):
+            cu.copy_(torch.tensor([0] + list(itertools.accumulate(chunks)), dtype=torch.int32))
+            prefix_lens.copy_(torch.tensor(prefixes, dtype=torch.int32))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.check_extend(paged, prefixes, cu, q, k, v, out, lse,
+                              self.bundle.softmax_scale, True, dtype)
+
+    def test_extend_errors_on_device(self):
+        plan = self.bundle.plan(max_batch=2, max_tokens=16)
+        paged = Paged(self.bundle, plan, [5, 6], torch.bfloat16, seed=17)
+        cu, q, k, v = self.extend_inputs([4, 4], torch.bfloat16, seed=18)
+        prefix_lens = torch.tensor([5, 6], dtype=torch.int32, device="cuda")
+        ws = plan.allocate_extend_workspace()
+        self.assertEqual(ws.numel(), 16 * NKV * (4 * D + 8))
+        args = (paged.cache, paged.tables, cu, prefix_lens)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.extend(q, k, None, *args, workspace=ws)
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.extend(q, k, v, *args, workspace=ws[:-1])
+        self.assertEqual(e.exception.status, tqrt.Status.WORKSPACE_TOO_SMALL)
+        self.assertIn("is below the plan's extend_workspace_bytes", e.exception.message)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.extend(q, k, v, *args)  # no workspace with a chunk
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("workspace is null", e.exception.message)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.extend(q, k, v, *args, workspace=ws, lse=torch.zeros(8, NQ, device="cuda").half())
+        self.assertEqual(e.exception.status, tqrt.Status.INVALID_ARGUMENT)
+        cu3 = torch.tensor([0, 2, 4, 8], dtype=torch.int32, device="cuda")
+        with self.assertRaises(tqrt.TqrtError) as e:
+            plan.extend(q, k, v, paged.cache, torch.zeros(3, 1, dtype=torch.int32, device="cuda"),
+                        cu3, torch.zeros(3, dtype=torch.int32, device="cuda"), workspace=ws)
+        self.assertEqual(e.exception.status, tqrt.Status.EXCEEDS_PLAN)
+        # A bundle without extend says so.
+        m = manifest()
+        del m["extend"]
+        m["kernels"] = [x for x in m["kernels"] if not x["kind"].startswith("extend")]
+        old = tqrt.Bundle.from_bytes(json.dumps(m), read("kernels.cubin"))
+        self.assertFalse(old.has_extend)
+        with self.assertRaises(tqrt.TqrtError) as e:
+            old.plan(max_batch=2, max_tokens=16).extend(q, k, v, *args, workspace=ws)
+        self.assertEqual(e.exception.status, tqrt.Status.UNSUPPORTED)
+        self.assertIn("the bundle predates extend", e.exception.message)
 
 
 class RealBundleTest(unittest.TestCase):
