@@ -111,6 +111,9 @@ CandidateBundle compileBundle(const CompileRequest &request,
       return out;
     }
     config = *c;
+    // Candidates time decode only: no extend kernel to compile per bundle.
+    config->extend.present = false;
+    config->extendNote = "autotune candidate (decode only)";
     source = emitCudaSource(*config, version);
   }
   KernelBuild build = buildCuda(source, config->arch, /*ptxOnly=*/false);

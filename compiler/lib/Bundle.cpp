@@ -157,6 +157,17 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
   }
   m["plans"] = plans;
   m["plan_source"] = c.planSource;
+  // Extend (chunked prefill): its plan serves every bucket; the workspace
+  // holds the rotated chunk (abi.h TQ_EXTEND_WORKSPACE_BYTES).
+  if (c.extend.present)
+    m["extend"] = {{"available", true},
+                   {"tile_tokens", c.extendTileTokens()},
+                   {"block_n", c.extend.blockN},
+                   {"warps", c.extend.warps},
+                   {"workspace_bytes_per_token",
+                    TQ_EXTEND_WORKSPACE_BYTES(1, c.numKVHeads, c.headDim)}};
+  else
+    m["extend"] = {{"available", false}, {"reason", c.extendNote}};
   json kernels = json::array();
   for (const KernelEntry &e : entries) {
     json k;
@@ -166,12 +177,15 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
     k["plan"] = e.plan < 0 ? json() : json(e.plan);
     k["symbol"] = e.symbol;
     k["args"] = e.args;
-    k["args_bytes"] = e.args == "tq_store_args" ? sizeof(tq_store_args)
-                                                : sizeof(tq_decode_args);
+    k["args_bytes"] = e.args == "tq_store_args"    ? sizeof(tq_store_args)
+                      : e.args == "tq_extend_args" ? sizeof(tq_extend_args)
+                                                   : sizeof(tq_decode_args);
     k["block"] = {e.blockThreads, 1, 1};
     k["grid"] = e.grid;
     if (e.programmaticLaunch)
       k["programmatic_launch"] = true;
+    if (e.tileTokens > 0)
+      k["tile_tokens"] = e.tileTokens; // the grid's query_tiles
     auto it = build.resources.find(e.symbol);
     if (it != build.resources.end()) {
       const KernelResources &r = it->second;

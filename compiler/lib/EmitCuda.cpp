@@ -138,23 +138,30 @@ void emitField(llvm::raw_ostream &os, const Layout &l, FieldKind kind,
 } // namespace
 
 bool archHasProgrammaticLaunch(const std::string &arch) {
-  if (arch.rfind("sm_", 0) != 0)
-    return false;
-  int number = 0;
-  for (char ch : arch.substr(3)) {
-    if (ch < '0' || ch > '9')
-      break;
-    number = number * 10 + (ch - '0');
-  }
-  return number >= 90;
+  return cudaArchNumber(arch) >= 90;
 }
+
+namespace {
+
+/// The extend plan's spec struct (one for every bucket).
+constexpr const char *kExtendSpec = "TqPlan_extend";
+
+/// Warps of the extend prep kernel: one per (K or V, KV head) item, at most
+/// 8; the warps loop over the items.
+int extendPrepWarps(const KernelConfig &c) {
+  return std::min(2 * c.numKVHeads, 8);
+}
+
+} // namespace
 
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
   const bool programmatic = archHasProgrammaticLaunch(c.arch);
   std::vector<KernelEntry> out;
   for (const char *dtype : {"bf16", "f16"}) {
     auto add = [&](const char *kind, const std::string &irName,
-                   const char *args, const LaunchConfig &plan, int index) {
+                   const char *args, const LaunchConfig &plan, int index,
+                   const char *function, const std::string &spec,
+                   const char *warpsMember) {
       KernelEntry e;
       e.kind = kind;
       e.dtype = dtype;
@@ -164,14 +171,31 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       e.blockThreads = int(plan.warps * 32);
       e.grid = plan.grid;
       e.plan = index;
-      // decode.h waits for its predecessor (griddepcontrol.wait);
-      // the store does not, so it always launches plainly.
-      e.programmaticLaunch = programmatic && e.kind != "store";
+      e.function = function;
+      e.spec = spec;
+      e.warpsMember = warpsMember;
+      // decode.h waits for its predecessor (griddepcontrol.wait); the
+      // store and the extend kernels do not, so they launch plainly.
+      e.programmaticLaunch = programmatic && e.kind == "decode";
       out.push_back(e);
+      return &out.back();
     };
-    add("store", "store", "tq_store_args", c.store, -1);
-    for (auto [i, p] : llvm::enumerate(c.plans)) {
-      add("decode", p.decodeName, "tq_decode_args", p.decode, int(i));
+    add("store", "store", "tq_store_args", c.store, -1, "store", "TqSpec",
+        "kStoreWarps");
+    for (auto [i, p] : llvm::enumerate(c.plans))
+      add("decode", p.decodeName, "tq_decode_args", p.decode, int(i),
+          "decode", specName(p), "kWarps");
+    if (c.extend.present) {
+      // One tq.kernel extend, two entry points: the chunk's rotation into
+      // the workspace (grid like the store's), then the attention.
+      LaunchConfig prep;
+      prep.warps = extendPrepWarps(c);
+      prep.grid = {"max_tokens", "1", "1"};
+      add("extend_prep", "extend_prep", "tq_extend_args", prep, -1,
+          "extendPrep", kExtendSpec, "kExtendPrepWarps");
+      add("extend", "extend", "tq_extend_args", c.extend, -1, "extend",
+          kExtendSpec, "kExtendWarps")
+          ->tileTokens = c.extendTileTokens();
     }
   }
   return out;
@@ -255,18 +279,27 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
        << ", kSplits = " << p.decode.splits << ", kWarps = " << p.decode.warps
        << ", kHeadsPerCta = " << p.decode.headsPerCta << ";\n};\n";
   }
+  if (!c.extend.present)
+    os << "// extend: not in this bundle (" << c.extendNote << ")\n";
+  if (c.extend.present)
+    os << "// Extend plan (tq-plan-launch), for every bucket: "
+       << c.extendTileTokens() << " chunk tokens x " << c.gqaRatio()
+       << " query heads per CTA.\nstruct " << kExtendSpec
+       << " : TqSpec {\n  static constexpr int kExtendBlockN = "
+       << c.extend.blockN << ", kExtendWarps = " << c.extend.warps
+       << ", kExtendPrepWarps = " << extendPrepWarps(c) << ";\n};\n";
   os << "\n#include \"tq/store.h\"\n"
-     << "#include \"tq/decode.h\"\n"
-     << "\n";
+     << "#include \"tq/decode.h\"\n";
+  if (c.extend.present)
+    os << "#include \"tq/extend.h\"\n";
+  os << "\n";
 
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
-    std::string spec = e.plan < 0 ? "TqSpec" : specName(c.plans[e.plan]);
-    const char *warps = e.kind == "store" ? "kStoreWarps" : "kWarps";
-    os << "extern \"C\" __global__ void __launch_bounds__(" << spec
-       << "::" << warps << " * 32)\n"
-       << e.symbol << "(const " << e.args << " a) { tq::" << e.kind << "<"
-       << spec << ", " << type << ">(a); }\n";
+    os << "extern \"C\" __global__ void __launch_bounds__(" << e.spec
+       << "::" << e.warpsMember << " * 32)\n"
+       << e.symbol << "(const " << e.args << " a) { tq::" << e.function
+       << "<" << e.spec << ", " << type << ">(a); }\n";
   }
   return text;
 }

@@ -1,6 +1,7 @@
 //===- KernelConfig.cpp - Read the fused module back for the back end -----===//
 
 #include "tqc/Compiler/KernelConfig.h"
+#include "tqc/Compiler/Toolchain.h"
 
 #include "tqc/Dialect/TQ/TQDialect.h"
 #include "tqc/Dialect/TQ/TQSpec.h"
@@ -143,7 +144,9 @@ LogicalResult readStore(KernelOp store, KernelConfig &c) {
 /// Checks a decode kernel against the store's recipe: the templates rotate
 /// queries with the key rotation and un-rotate outputs with the value
 /// rotation, nothing else.
-LogicalResult readDecode(KernelOp decode, KernelConfig &c) {
+/// The attention of a decode or extend kernel: its scale and the rotations
+/// it applies to queries and outputs, which must be the stored tensors'.
+LogicalResult readAttention(KernelOp decode, KernelConfig &c) {
   SmallVector<AttentionOp> atts(decode.getBody().getOps<AttentionOp>());
   if (atts.size() != 1)
     return decode.emitOpError() << "@" << decode.getSymName()
@@ -214,6 +217,50 @@ LogicalResult checkSupported(ModuleOp m, const KernelConfig &c) {
   return success();
 }
 
+/// Why templates/tq/extend.h cannot instantiate this configuration's extend
+/// kernel (its ExtendPlan::kSupported and shared-memory bound), or "".
+std::string extendUnsupported(const KernelConfig &c) {
+  if (isAmdArch(c.arch))
+    return "extend has no AMD port yet (its kernel uses NVIDIA warp mma)";
+  if (cudaArchNumber(c.arch) < 80)
+    return "extend needs warp mma (sm_80 or newer), not " + c.arch;
+  const QuantSpec &k = c.key.quant, &v = c.value.quant;
+  auto stored = [](const QuantSpec &q) {
+    return q.kind == QuantKind::None ? std::string("uncompressed bf16")
+                                     : std::string(toString(q.kind));
+  };
+  auto mmaReady = [](const QuantSpec &q) {
+    return q.kind == QuantKind::LloydMax || q.kind == QuantKind::Uniform ||
+           q.kind == QuantKind::Fp8E4M3;
+  };
+  if (!mmaReady(k) || k.qjl)
+    return std::string("extend reads keys stored as Lloyd-Max without QJL, "
+                       "uniform or fp8; these are ") +
+           stored(k) + (k.qjl ? " with QJL" : "");
+  if (!mmaReady(v))
+    return std::string("extend reads values stored as Lloyd-Max, uniform or "
+                       "fp8; these are ") +
+           stored(v);
+  if (c.layout.kind != LayoutKind::Native)
+    return "extend reads the native layout only (the vllm layout's norm "
+           "correction at read needs a per-token pass it does not have yet)";
+  if (c.headDim != 64 && c.headDim != 128)
+    return "extend has templates for head_dim 64 and 128, not " +
+           std::to_string(c.headDim);
+  return "";
+}
+
+/// Shared memory of an extend CTA (extend.h ExtendPlan: the union of the
+/// query staging, the key/value tile and the output staging, plus scalars).
+int64_t extendSharedBytes(const KernelConfig &c) {
+  const int64_t d = c.headDim, bn = c.extend.blockN,
+                rows = 16 * c.extend.warps;
+  const int64_t q = rows * (d + 8) * 2, tile = bn * (d + 8) * 2 +
+                                               d * (bn + 8) * 2,
+                out = rows * (d + 4) * 4;
+  return std::max({q, tile, out}) + 2048;
+}
+
 } // namespace
 
 FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
@@ -245,12 +292,16 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
   else
     c.planSource = "ir"; // plans written in the input
 
-  KernelOp store;
+  KernelOp store, extend;
   SmallVector<KernelOp> decodes;
   for (KernelOp k : m.getOps<KernelOp>()) {
     switch (k.getKind()) {
     case KernelKind::Extend:
-      return k.emitOpError() << "extend kernels have no CUDA template yet";
+      if (extend)
+        return k.emitOpError() << "is a second extend kernel; the back end "
+                                  "takes one";
+      extend = k;
+      break;
     case KernelKind::Store:
       if (store)
         return k.emitOpError() << "is a second store kernel; the back end "
@@ -292,7 +343,7 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
     if (p.buckets.empty() || !llvm::is_sorted(p.buckets))
       return decode.emitOpError() << "tq.buckets must be ascending batch "
                                      "sizes";
-    if (failed(readDecode(decode, c)))
+    if (failed(readAttention(decode, c)))
       return failure();
     c.plans.push_back(std::move(p));
   }
@@ -306,6 +357,34 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
                            << " overlap";
   if (failed(checkSupported(m, c)))
     return failure();
+
+  if (!extend) {
+    auto note = m->getAttrOfType<StringAttr>("tq.extend_note");
+    c.extendNote = note ? note.getValue().str()
+                        : "the module has no extend kernel";
+    return c;
+  }
+  if (failed(readLaunch(extend, c.extend)) || failed(readAttention(extend, c)))
+    return failure();
+  if (c.extend.headsPerCta != c.gqaRatio() ||
+      (16 * c.extend.warps) % c.gqaRatio())
+    return extend.emitOpError()
+           << "heads_per_cta " << c.extend.headsPerCta << " with "
+           << c.extend.warps << " warps: an extend CTA holds all "
+           << c.gqaRatio() << " query heads of a KV head over whole tokens";
+  c.extendNote = extendUnsupported(c);
+  if (int64_t bytes = extendSharedBytes(c);
+      c.extendNote.empty() && bytes > 48 * 1024)
+    c.extendNote = "the extend plan (block_n " +
+                   std::to_string(c.extend.blockN) + ", " +
+                   std::to_string(c.extend.warps) + " warps) needs " +
+                   std::to_string(bytes) +
+                   " bytes of shared memory at head_dim " +
+                   std::to_string(c.headDim) +
+                   ", over the template's static 49152 (lower "
+                   "--extend-block-n or --extend-warps)";
+  if (!c.extendNote.empty())
+    c.extend.present = false; // the bundle says why it has no extend
   return c;
 }
 

@@ -71,6 +71,8 @@ void addPipeline(PassManager &pm, const CompileRequest &r) {
   plan.splits = r.splits;
   plan.warps = r.warps;
   plan.smCount = r.smCount;
+  plan.extendBlockN = r.extendBlockN;
+  plan.extendWarps = r.extendWarps;
   pm.addPass(tq::createTQPlanLaunch(plan));
 }
 } // namespace

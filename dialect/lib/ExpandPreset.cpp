@@ -55,17 +55,20 @@ public:
     func::ReturnOp::create(b, loc);
   }
 
-  void buildDecode() {
+  /// @decode (one query over the cache) or @extend (a chunk's queries over
+  /// the cache's prefix and, causally, the chunk itself): the same body,
+  /// which reads one cached token's key and value.
+  void buildAttention(AttentionMode mode) {
     auto fnType = FunctionType::get(ctx, {inputType, cacheType}, {f32Vec});
-    auto fn = func::FuncOp::create(b, loc, "decode", fnType);
+    auto fn = func::FuncOp::create(
+        b, loc, mode == AttentionMode::Decode ? "decode" : "extend", fnType);
     Block *entry = fn.addEntryBlock();
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(entry);
     auto attn = AttentionOp::create(
-        b, loc, f32Vec,
-        AttentionMode::Decode,
-        entry->getArgument(0), entry->getArgument(1),
-        spec.numQHeads, spec.numKVHeads, llvm::APFloat(1.0 / std::sqrt(double(d))));
+        b, loc, f32Vec, mode, entry->getArgument(0), entry->getArgument(1),
+        spec.numQHeads, spec.numKVHeads,
+        llvm::APFloat(1.0 / std::sqrt(double(d))));
     Block *body = b.createBlock(&attn.getBody(), {}, {b.getIndexType()},
                                 {loc});
     b.setInsertionPointToStart(body);
@@ -244,7 +247,8 @@ struct ExpandPresetPass
     OpBuilder b(specOp);
     GraphBuilder graphs(b, specOp.getLoc(), *spec);
     graphs.buildStore();
-    graphs.buildDecode();
+    graphs.buildAttention(AttentionMode::Decode);
+    graphs.buildAttention(AttentionMode::Extend);
 
     // What the manifest and later passes need to know about the request.
     MLIRContext *ctx = module.getContext();

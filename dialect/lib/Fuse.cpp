@@ -1,12 +1,15 @@
 //===- Fuse.cpp - Group the stage graphs into GPU kernels -----------------===//
 //
-// tq-expand-preset writes two functions: @store (one token-head's K and V
-// into the cache) and @decode (one query head over the cache). On the GPU
+// tq-expand-preset writes three functions: @store (one token-head's K and V
+// into the cache), @decode (one query head over the cache) and @extend (a
+// chunk's query heads over the cache's prefix and the chunk). On the GPU
 // the store graph is one kernel; decode splits the tokens across CTAs, so it
 // becomes a decode kernel (everything up to and including the attention
 // over a split) and a combine kernel (the merge of the splits and whatever
-// the function does with the merged output: its un-rotation). Keeping K and
-// V in one store kernel reads the token's slot once and launches once.
+// the function does with the merged output: its un-rotation). Extend does
+// not split a query's tokens (a chunk has queries enough to fill the GPU),
+// so its whole graph, output un-rotation included, is one kernel. Keeping K
+// and V in one store kernel reads the token's slot once and launches once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,16 +43,18 @@ KernelOp kernelFromFunc(func::FuncOp func, StringRef name, KernelKind kind) {
 struct FusePass : public tq::impl::TQFuseBase<FusePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    func::FuncOp store, decode;
+    func::FuncOp store, decode, extend;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.getSymName() == "store")
         store = func;
       else if (func.getSymName() == "decode")
         decode = func;
+      else if (func.getSymName() == "extend")
+        extend = func;
       else {
         func.emitOpError() << "@" << func.getSymName()
                            << " is not a stage graph tq-fuse knows; "
-                              "accepted: @store, @decode";
+                              "accepted: @store, @decode, @extend";
         return signalPassFailure();
       }
     }
@@ -61,8 +66,27 @@ struct FusePass : public tq::impl::TQFuseBase<FusePass> {
     }
     if (failed(fuseDecode(decode)))
       return signalPassFailure();
+    if (extend && failed(fuseExtend(extend)))
+      return signalPassFailure();
     kernelFromFunc(store, "store", KernelKind::Store);
     store.erase();
+  }
+
+  /// @extend → tq.kernel @extend, the whole graph (an optional @extend: IR
+  /// written before extend existed has none).
+  LogicalResult fuseExtend(func::FuncOp extend) {
+    SmallVector<AttentionOp> atts(extend.getOps<AttentionOp>());
+    if (atts.size() != 1)
+      return extend.emitOpError()
+             << "@extend must hold exactly one tq.attention, found "
+             << atts.size();
+    if (atts.front().getMode() != AttentionMode::Extend)
+      return atts.front().emitOpError()
+             << "@extend must hold an extend attention, found "
+             << stringifyAttentionMode(atts.front().getMode());
+    kernelFromFunc(extend, "extend", KernelKind::Extend);
+    extend.erase();
+    return success();
   }
 
   /// @decode → tq.kernel @decode (up to the attention) + tq.kernel @combine
@@ -75,8 +99,9 @@ struct FusePass : public tq::impl::TQFuseBase<FusePass> {
              << atts.size();
     AttentionOp att = atts.front();
     if (att.getMode() != AttentionMode::Decode)
-      return att.emitOpError() << "tq-fuse builds decode kernels; extend "
-                                  "attention is not supported yet";
+      return att.emitOpError() << "@decode must hold a decode attention, "
+                                  "found extend (extend graphs go in "
+                                  "@extend)";
     auto ret = cast<func::ReturnOp>(decode.getBody().front().getTerminator());
     if (ret.getNumOperands() != 1)
       return ret.emitOpError() << "@decode must return the attention output";

@@ -58,7 +58,18 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     Builder b(&getContext());
     KernelOp decode, combine;
     for (KernelOp k : llvm::make_early_inc_range(module.getOps<KernelOp>())) {
-      if (k.getKind() == KernelKind::Decode && !k.getLaunchAttr())
+      if (k.getKind() == KernelKind::Extend && !k.getLaunchAttr() &&
+          extendWarpsFor(group) == 0) {
+        // No CTA shape holds whole tokens of this group: no extend kernel
+        // (the manifest says why) rather than no bundle.
+        module->setAttr(
+            "tq.extend_note",
+            b.getStringAttr("no extend plan: a GQA group of " +
+                            Twine(group) +
+                            " query heads divides no 16 x warps rows for "
+                            "warps in 1..8"));
+        k.erase();
+      } else if (k.getKind() == KernelKind::Decode && !k.getLaunchAttr())
         decode = k;
       else if (k.getKind() == KernelKind::Combine && !k.getLaunchAttr())
         combine = k;
@@ -235,6 +246,13 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     if (warps < 1 || warps > 16)
       return m.emitError() << "warps " << int64_t(warps)
                            << " is out of range; accepted: 1..16";
+    if (extendBlockN < 16 || extendBlockN > 128 || extendBlockN % 16)
+      return m.emitError() << "extend-block-n " << int64_t(extendBlockN)
+                           << " is not supported; accepted: a multiple of "
+                              "16 in 16..128";
+    if (extendWarps < 1 || extendWarps > 8)
+      return m.emitError() << "extend-warps " << int64_t(extendWarps)
+                           << " is out of range; accepted: 1..8";
     if (maxHeadsPerCta < 1 || maxHeadsPerCta > 8)
       return m.emitError() << "max-heads-per-cta " << int64_t(maxHeadsPerCta)
                            << " is out of range; accepted: 1..8";
@@ -247,6 +265,19 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     while (group % h)
       --h;
     return h;
+  }
+
+  /// Warps of an extend CTA: extend-warps when its 16·warps rows hold whole
+  /// tokens of the GQA group, else the nearest count that does, fewer
+  /// first (more rows need more shared memory); 0 when none in 1..8 does.
+  int64_t extendWarpsFor(int64_t group) {
+    for (int64_t w = extendWarps; w >= 1; --w)
+      if ((16 * w) % group == 0)
+        return w;
+    for (int64_t w = extendWarps + 1; w <= 8; ++w)
+      if ((16 * w) % group == 0)
+        return w;
+    return 0;
   }
 
   LaunchAttr defaultPlan(Builder &b, KernelKind kind, int64_t group,
@@ -269,7 +300,11 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                              /*stages=*/1,
                              gridAttr(b, {"max_batch", "num_q_heads", "1"}));
     case KernelKind::Extend:
-      break;
+      // A CTA: one KV head's G query heads over 16·warps/G chunk tokens.
+      return LaunchAttr::get(ctx, extendBlockN, /*splits=*/1,
+                             extendWarpsFor(group),
+                             /*heads_per_cta=*/group, /*stages=*/1,
+                             gridAttr(b, {"query_tiles", "num_kv_heads", "1"}));
     }
     return {};
   }
@@ -291,8 +326,21 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                  << "' depends on sequence lengths ('" << f.trim()
                  << "'); a CUDA graph captured once must serve every "
                     "length, so grids may only use max_batch, max_tokens, "
-                    "num_q_heads, num_kv_heads, head_groups, splits and "
-                    "integers";
+                    "num_q_heads, num_kv_heads, head_groups, splits, "
+                    "query_tiles and integers";
+    }
+    if (k.getKind() == KernelKind::Extend) {
+      if (plan.getHeadsPerCta() != group || (16 * plan.getWarps()) % group)
+        return k.emitOpError()
+               << "@" << k.getSymName() << ": an extend CTA holds all "
+               << group << " query heads of a KV head over whole tokens: "
+               << "heads_per_cta must be " << group << " and divide 16 x "
+               << plan.getWarps() << " warps = " << 16 * plan.getWarps()
+               << " rows (got heads_per_cta " << plan.getHeadsPerCta() << ")";
+      if (plan.getBlockN() < 16 || plan.getBlockN() % 16)
+        return k.emitOpError() << "@" << k.getSymName() << ": block_n "
+                               << plan.getBlockN()
+                               << " is not a multiple of 16 tokens";
     }
     if (k.getKind() == KernelKind::Decode) {
       if (group % plan.getHeadsPerCta())

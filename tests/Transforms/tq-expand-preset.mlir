@@ -1,4 +1,5 @@
-// tq-expand-preset: each preset becomes explicit store and decode graphs.
+// tq-expand-preset: each preset becomes explicit store, decode and extend
+// graphs.
 // RUN: tqc-opt %s -split-input-file -tq-expand-preset | FileCheck %s
 
 // k3v4: rotated 3-bit Lloyd-Max keys with norm correction, uniform 4-bit values.
@@ -29,6 +30,12 @@
 // CHECK: %[[KEY:.*]] = tq.rotate inverse #tq.rotation<kind = randomized_hadamard, seed = {{[0-9]+}}> %[[D]]
 // CHECK: %[[VAL:.*]] = tq.dequantize #tq.quantizer<kind = uniform, bits = 4>
 // CHECK: tq.yield key %[[KEY]] value %[[VAL]]
+// Extend: the same body under an extend attention (a chunk's queries).
+// CHECK: func.func @extend(%{{.*}}: vector<128xbf16>, %{{.*}}: !tq.cache<head_dim = 128, num_kv_heads = 8, block_size = 16>) -> vector<128xf32>
+// CHECK: tq.attention extend %{{.*}}, %{{.*}} {num_kv_heads = 8 : i64, num_q_heads = 32 : i64, scale = 0.088388347648318433 : f64}
+// CHECK: tq.cache_read key_codes
+// CHECK: tq.rotate inverse
+// CHECK: tq.yield key
 tq.spec "k3v4"
 
 // -----

@@ -1,5 +1,6 @@
 // tq-fuse: the store graph becomes one kernel; decode becomes a decode
-// kernel (up to the attention) and a combine kernel (after it).
+// kernel (up to the attention) and a combine kernel (after it); extend
+// becomes one extend kernel, its output's un-rotation included.
 // RUN: tqc-opt %s -split-input-file -tq-expand-preset -tq-absorb-rotation -tq-fold-norm -tq-fuse | FileCheck %s
 
 // k4v2: values are rotated, so the combine kernel un-rotates the output.
@@ -22,6 +23,13 @@
 // CHECK-NEXT: ^bb0(%[[O:.*]]: vector<128xf32>):
 // CHECK-NEXT: tq.rotate inverse #tq.rotation<kind = randomized_hadamard, seed = 9034129457400127490> %[[O]]
 // CHECK-NEXT: }
+// CHECK: tq.kernel @extend extend {
+// CHECK-NEXT: ^bb0(%[[EQ:.*]]: vector<128xbf16>, %[[EC:.*]]: !tq.cache
+// CHECK: %[[EQR:.*]] = tq.rotate #tq.rotation<kind = randomized_hadamard, seed = 9034129457400123393> %[[EQ]]
+// CHECK: %[[EA:.*]] = tq.attention extend %[[EQR]], %[[EC]]
+// CHECK: tq.yield
+// CHECK: tq.rotate inverse #tq.rotation<kind = randomized_hadamard, seed = 9034129457400127490> %[[EA]]
+// CHECK-NOT: return
 // CHECK-NOT: func.func
 tq.spec "k4v2"
 

@@ -109,6 +109,15 @@ cl::opt<int> planSmCount("sm-count", cl::init(0),
 cl::opt<int> planWarps("warps", cl::init(4),
                        cl::desc("warps per decode CTA (1..16)"),
                        cl::cat(tqcCategory));
+cl::opt<int> planExtendBlockN(
+    "extend-block-n", cl::init(64),
+    cl::desc("tokens per key/value tile of the extend kernel (16..128, a "
+             "multiple of 16)"),
+    cl::cat(tqcCategory));
+cl::opt<int> planExtendWarps(
+    "extend-warps", cl::init(4),
+    cl::desc("warps per extend CTA, 16 query rows each (1..8)"),
+    cl::cat(tqcCategory));
 cl::opt<std::string> tuningDb(
     "tuning-db",
     cl::desc("compile with the launch plans a tuning database (tqc "
@@ -404,6 +413,8 @@ tqc::CompileRequest requestFromFlags() {
   r.splits = planSplits;
   r.warps = planWarps;
   r.smCount = planSmCount;
+  r.extendBlockN = planExtendBlockN;
+  r.extendWarps = planExtendWarps;
   return r;
 }
 
@@ -718,5 +729,13 @@ int main(int argc, char **argv) {
                      (long long)p.decode.warps,
                      (long long)p.decode.headsPerCta);
   }
+  if (config->extend.present)
+    outs() << format("extend (every bucket): %d chunk tokens x %d query heads "
+                     "per CTA, BLOCK_N %lld, %lld warps\n",
+                     config->extendTileTokens(), config->gqaRatio(),
+                     (long long)config->extend.blockN,
+                     (long long)config->extend.warps);
+  else
+    outs() << "extend: not in this bundle (" << config->extendNote << ")\n";
   return 0;
 }

@@ -18,7 +18,12 @@ struct KernelEntry {
   std::string args;   ///< the abi.h struct it takes
   int blockThreads = 0;
   std::vector<std::string> grid;
-  int plan = -1; ///< index into KernelConfig::plans; -1 for store
+  int plan = -1; ///< index into KernelConfig::plans; -1 for the others
+  /// The template instantiated (tq::<function><spec, dtype>) and the spec
+  /// member holding its warps.
+  std::string function, spec, warpsMember;
+  /// Chunk tokens per CTA (extend; its grid's query_tiles), else 0.
+  int tileTokens = 0;
   /// The kernel starts with griddepcontrol.wait (decode on
   /// sm_90+), so the runtime may launch it with programmatic stream
   /// serialization (manifest "programmatic_launch").

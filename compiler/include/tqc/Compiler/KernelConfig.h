@@ -51,9 +51,17 @@ struct KernelConfig {
   RotationSpec queryRotation, outputRotation;
   LaunchConfig store;
   std::vector<PlanConfig> plans; ///< sorted by their first bucket
+  /// The extend kernel's plan (one for every bucket); extend.present is
+  /// false when the bundle has none, and extendNote then says why.
+  LaunchConfig extend;
+  std::string extendNote;
   std::string planSource = "defaults"; ///< defaults, options, tuning DB
 
   int gqaRatio() const { return numQHeads / numKVHeads; }
+  /// Chunk tokens per extend CTA: 16·warps query rows of G heads each.
+  int extendTileTokens() const {
+    return int(16 * extend.warps / gqaRatio());
+  }
 };
 
 /// Reads a module that went through the whole pipeline. Emits an error on the

@@ -27,6 +27,8 @@ struct CompileRequest {
   int64_t splits = 0; ///< 0: chosen per batch bucket
   int64_t smCount = 0; ///< 0: the arch's usual count
   int64_t warps = 4;
+  int64_t extendBlockN = 64; ///< the extend kernel's key/value tile
+  int64_t extendWarps = 4;   ///< its warps (16 query rows each)
 };
 
 /// Checks a request before any IR exists, so the CLI can answer with one

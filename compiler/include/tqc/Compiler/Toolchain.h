@@ -41,6 +41,8 @@ struct KernelBuild {
 bool isNvidiaArch(const std::string &arch);
 /// Whether `arch` is one the AMD path builds (gfx90a, gfx942, gfx950).
 bool isAmdArch(const std::string &arch);
+/// The compute capability of an NVIDIA arch (sm_90a: 90), 0 for others.
+int cudaArchNumber(const std::string &arch);
 
 /// The translation unit for `arch`, compiled by its vendor's toolchain
 /// (`ptxOnly`: the NVIDIA path stops after PTX).

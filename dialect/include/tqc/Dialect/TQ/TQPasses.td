@@ -154,6 +154,11 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     ListOption<"buckets", "buckets", "int64_t",
                "batch buckets (max_batch values, ascending); default "
                "1,2,4,8,16,32,64,128,256">,
+    Option<"extendBlockN", "extend-block-n", "int64_t", /*default=*/"64",
+           "tokens per key/value tile of the extend kernel (16..128, a "
+           "multiple of 16)">,
+    Option<"extendWarps", "extend-warps", "int64_t", /*default=*/"4",
+           "warps (16 query rows each) per extend CTA (1..8)">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
            "multiprocessors of the target; 0: the arch's usual count">,
   ];
