@@ -1,0 +1,298 @@
+//===- ExtendTest.cpp - The extend kernels against the host numerics ------===//
+//
+// GPU tier (label gpu): tqrt_launch_extend on the bundles GpuKernelTest.cpp
+// uses (every preset extend supports, head_dim 64 and 128, GQA 1/4/8),
+// against numerics' referenceExtendChunk: float64 attention over the
+// dequantized prefix and the exact chunk, causal within the chunk. One
+// ragged batch covers an empty prefix, a chunk of one token, an empty chunk,
+// a long prefix, and lengths off the tile grid; it runs with the chunk
+// (prep + attention) and prefix-only (no chunk), both writing the LSE,
+// which is checked too. Rows beyond the batch's tokens and the padding
+// between rows must stay untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bundle_fixture.h"
+#include "gpu_test_util.h"
+#include "tqrt/tqrt.h"
+
+#include "tqc/numerics/attention.h"
+#include "tqc/numerics/cache.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace tqc_gpu_test;
+
+class Extend : public BundleTest {
+protected:
+  void run(tqrt_dtype dtype, bool withChunk);
+};
+
+void Extend::run(tqrt_dtype dtype, bool withChunk) {
+  tqrt_bundle_info binfo;
+  TQRT_OK(tqrt_bundle_get_info(bundle_, &binfo));
+  ASSERT_EQ(binfo.has_extend, 1) << "the bundle has no extend kernel: "
+                                 << (binfo.extend_note ? binfo.extend_note
+                                                       : "");
+  const int d = spec_.headDim, hq = spec_.numQHeads, hkv = kNumKVHeads;
+  // (prefix, chunk): empty prefix, one-token chunks, an empty chunk, a long
+  // prefix, lengths that are no multiple of the 16-token tile or 64-token
+  // key tile.
+  const std::vector<int32_t> prefix = {0, 0, 300, 77, 16, 1100, 5};
+  const std::vector<int32_t> chunk = {1, 37, 1, 150, 0, 70, 19};
+  const int batch = int(prefix.size()), maxBatch = 9;
+  std::vector<int32_t> cu(batch + 1, 0);
+  for (int b = 0; b < batch; ++b)
+    cu[b + 1] = cu[b] + chunk[b];
+  const int total = cu[batch], maxTokens = total + 5;
+  const int maxBlocksPerSeq =
+      *std::max_element(prefix.begin(), prefix.end()) / kBlockSize + 2;
+  int numBlocks = 3;
+  for (int32_t p : prefix)
+    numBlocks += (p + kBlockSize - 1) / kBlockSize;
+  const int64_t cacheBytes = codec_->cacheBytes(numBlocks);
+  std::mt19937_64 rng(5 + d * 11 + hq);
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> byte(0, 255);
+
+  std::vector<int32_t> physical(numBlocks);
+  std::iota(physical.begin(), physical.end(), 0);
+  std::shuffle(physical.begin(), physical.end(), rng);
+  std::vector<int32_t> table(size_t(maxBatch) * maxBlocksPerSeq,
+                             numBlocks - 1);
+  int next = 0;
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < (prefix[b] + kBlockSize - 1) / kBlockSize; ++i)
+      table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
+
+  // The prefix: garbage cache, then every prefix token by the host codec.
+  std::vector<uint8_t> cache(cacheBytes);
+  for (uint8_t &c : cache)
+    c = uint8_t(byte(rng));
+  std::vector<float> k(d), v(d);
+  for (int b = 0; b < batch; ++b)
+    for (int t = 0; t < prefix[b]; ++t)
+      for (int h = 0; h < hkv; ++h) {
+        for (int i = 0; i < d; ++i) {
+          k[i] = float(tqc::roundToBf16((0.5 + t % 5) * normal(rng)));
+          v[i] = float(tqc::roundToBf16((0.5 + t % 3) * normal(rng) + 0.25));
+        }
+        codec_->encodeTokenHead(
+            k.data(), v.data(), cache.data(),
+            table[size_t(b) * maxBlocksPerSeq + t / kBlockSize],
+            t % kBlockSize, h);
+      }
+
+  // Queries (rows padded) and the chunk's keys/values, in the launch dtype.
+  const int64_t qStride = int64_t(hq) * d + 64, kvStride = int64_t(hkv) * d;
+  std::vector<uint16_t> query(size_t(maxTokens) * qStride),
+      ck(size_t(maxTokens) * kvStride), cv(size_t(maxTokens) * kvStride);
+  std::vector<double> qd(size_t(total) * hq * d),
+      kd(size_t(total) * kvStride), vd(size_t(total) * kvStride);
+  for (int r = 0; r < total; ++r) {
+    for (int h = 0; h < hq; ++h)
+      for (int i = 0; i < d; ++i) {
+        uint16_t x = encode(2.0 * normal(rng), dtype);
+        query[r * qStride + h * d + i] = x;
+        qd[(size_t(r) * hq + h) * d + i] = decode(x, dtype);
+      }
+    for (int j = 0; j < kvStride; ++j) {
+      uint16_t x = encode((0.5 + r % 4) * normal(rng), dtype);
+      ck[r * kvStride + j] = x;
+      kd[r * kvStride + j] = decode(x, dtype);
+      uint16_t y = encode((0.5 + r % 3) * normal(rng) - 0.5, dtype);
+      cv[r * kvStride + j] = y;
+      vd[r * kvStride + j] = decode(y, dtype);
+    }
+  }
+  const double scale = 1.0 / std::sqrt(double(d));
+  tqc::PagedBatch pb;
+  pb.cache = cache.data();
+  pb.blockTable = table.data();
+  pb.maxBlocksPerSeq = maxBlocksPerSeq;
+  pb.seqLens = prefix.data();
+  pb.numSeqs = batch;
+  std::vector<double> ref(size_t(total) * hq * d), refLse(size_t(total) * hq);
+  tqc::referenceExtendChunk(*codec_, pb, cu.data(), qd.data(),
+                            withChunk ? kd.data() : nullptr, vd.data(), scale,
+                            ref.data(), refLse.data());
+  // The LSE bound: fp16 mma operands round each product q_i·k_i, so a
+  // score's error scales with scale·|q|·max|k| (its size without
+  // cancellation), not with the score itself: 2^-9 of that.
+  std::vector<double> lseTol(size_t(total) * hq);
+  for (int b = 0; b < batch; ++b)
+    for (int kh = 0; kh < hkv; ++kh) {
+      double kmax = 0;
+      std::vector<double> kk(d), vv(d);
+      for (int t = 0; t < prefix[b]; ++t) {
+        codec_->decodeTokenHead(
+            cache.data(), table[size_t(b) * maxBlocksPerSeq + t / kBlockSize],
+            t % kBlockSize, kh, kk.data(), vv.data());
+        kmax = std::max(kmax, std::sqrt(std::inner_product(
+                                  kk.begin(), kk.end(), kk.begin(), 0.0)));
+      }
+      for (int i = 0; i < chunk[b]; ++i) {
+        const int r = cu[b] + i;
+        if (withChunk) {
+          const double *kr = &kd[size_t(r) * kvStride + kh * d];
+          kmax = std::max(kmax,
+                          std::sqrt(std::inner_product(kr, kr + d, kr, 0.0)));
+        }
+        for (int h = kh * (hq / hkv); h < (kh + 1) * (hq / hkv); ++h) {
+          const double *qr = &qd[(size_t(r) * hq + h) * d];
+          lseTol[size_t(r) * hq + h] =
+              std::ldexp(scale * std::sqrt(std::inner_product(qr, qr + d, qr, 0.0)) *
+                             kmax, -9) + 1e-6;
+        }
+      }
+    }
+
+  TQRT_OK(tqrt_plan_create(bundle_, maxBatch, maxTokens, &plan_));
+  tqrt_plan_info info;
+  TQRT_OK(tqrt_plan_get_info(plan_, &info));
+  ASSERT_GT(info.extend_workspace_bytes, 0u);
+  DeviceBuffer dCache(cacheBytes), dTable(table.size() * 4),
+      dCu(cu.size() * 4), dPrefix(prefix.size() * 4),
+      dQuery(query.size() * 2), dKey(ck.size() * 2), dValue(cv.size() * 2),
+      dOut(size_t(maxTokens) * qStride * 2),
+      dLse(size_t(maxTokens) * hq * 4), dWork(info.extend_workspace_bytes);
+  ASSERT_TRUE(dCache.ptr && dTable.ptr && dCu.ptr && dPrefix.ptr &&
+              dQuery.ptr && dKey.ptr && dValue.ptr && dOut.ptr && dLse.ptr &&
+              dWork.ptr);
+  auto up = [](DeviceBuffer &d, const void *h, size_t n) {
+    return cudaMemcpy(d.ptr, h, n, cudaMemcpyHostToDevice);
+  };
+  CUDA_OK(up(dCache, cache.data(), cacheBytes));
+  CUDA_OK(up(dTable, table.data(), table.size() * 4));
+  CUDA_OK(up(dCu, cu.data(), cu.size() * 4));
+  CUDA_OK(up(dPrefix, prefix.data(), prefix.size() * 4));
+  CUDA_OK(up(dQuery, query.data(), query.size() * 2));
+  CUDA_OK(up(dKey, ck.data(), ck.size() * 2));
+  CUDA_OK(up(dValue, cv.data(), cv.size() * 2));
+  CUDA_OK(cudaMemset(dOut.ptr, 0xFF, dOut.bytes)); // NaN in bf16 and fp16
+  CUDA_OK(cudaMemset(dLse.ptr, 0xFF, dLse.bytes));
+  CUDA_OK(cudaMemset(dWork.ptr, 0xFF, dWork.bytes));
+  TQRT_OK(tqrt_launch_extend(
+      plan_, dtype, dQuery.ptr, qStride, d, withChunk ? dKey.ptr : nullptr,
+      kvStride, d, withChunk ? dValue.ptr : nullptr, kvStride, d, dCache.ptr,
+      cacheBytes, static_cast<const int32_t *>(dTable.ptr), maxBlocksPerSeq,
+      static_cast<const int32_t *>(dCu.ptr),
+      static_cast<const int32_t *>(dPrefix.ptr), dOut.ptr, qStride, d,
+      static_cast<float *>(dLse.ptr), batch, float(scale), dWork.ptr,
+      info.extend_workspace_bytes, nullptr));
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<uint16_t> out(size_t(maxTokens) * qStride);
+  std::vector<float> lse(size_t(maxTokens) * hq);
+  CUDA_OK(cudaMemcpy(out.data(), dOut.ptr, out.size() * 2,
+                     cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(lse.data(), dLse.ptr, lse.size() * 4,
+                     cudaMemcpyDeviceToHost));
+
+  std::vector<double> errors;
+  double worstLse = 0;
+  for (int r = 0; r < maxTokens; ++r) {
+    for (int h = 0; h < hq; ++h) {
+      const uint16_t *row = &out[size_t(r) * qStride + size_t(h) * d];
+      if (r >= total) {
+        for (int i = 0; i < d; ++i)
+          ASSERT_EQ(row[i], 0xFFFF) << "row " << r << " is beyond the "
+                                    << total << " chunk rows but was written";
+        continue;
+      }
+      const double *want = &ref[(size_t(r) * hq + h) * d];
+      double num = 0, den = 0;
+      for (int i = 0; i < d; ++i) {
+        double x = decode(row[i], dtype);
+        ASSERT_TRUE(std::isfinite(x)) << "row " << r << " head " << h
+                                      << " coord " << i
+                                      << " not written or not finite";
+        num += (x - want[i]) * (x - want[i]);
+        den += want[i] * want[i];
+      }
+      if (den == 0) { // nothing to attend to: zeros
+        EXPECT_EQ(num, 0.0) << "row " << r << " head " << h;
+      } else {
+        const double rel = std::sqrt(num / den);
+        errors.push_back(rel);
+        EXPECT_LE(rel, 1e-2) << "row " << r << " head " << h;
+      }
+      const double wl = refLse[size_t(r) * hq + h], gl = lse[size_t(r) * hq + h];
+      if (std::isinf(wl)) {
+        EXPECT_TRUE(std::isinf(gl) && gl < 0)
+            << "row " << r << " head " << h << ": LSE " << gl
+            << " for a row with nothing to attend to (want -inf)";
+      } else {
+        worstLse = std::max(worstLse, std::fabs(gl - wl));
+        EXPECT_LE(std::fabs(gl - wl), lseTol[size_t(r) * hq + h])
+            << "row " << r << " head " << h << ": LSE " << gl << " want "
+            << wl;
+      }
+    }
+    for (int64_t i = int64_t(hq) * d; i < qStride; ++i)
+      ASSERT_EQ(out[size_t(r) * qStride + i], 0xFFFF)
+          << "padding of row " << r << " was written";
+  }
+  ASSERT_FALSE(errors.empty());
+  std::sort(errors.begin(), errors.end());
+  std::printf("[extend %s %s %s] rel. error median %.2e, max %.2e over %zu "
+              "rows; LSE max abs error %.2e\n",
+              GetParam().bundleName().c_str(),
+              dtype == TQRT_DTYPE_BF16 ? "bf16" : "f16",
+              withChunk ? "prefix+chunk" : "prefix only",
+              errors[errors.size() / 2], errors.back(), errors.size(),
+              worstLse);
+}
+
+TEST_P(Extend, Bf16PrefixAndChunkMatchTheFloat64Reference) {
+  run(TQRT_DTYPE_BF16, true);
+}
+TEST_P(Extend, Fp16PrefixAndChunkMatchTheFloat64Reference) {
+  run(TQRT_DTYPE_FP16, true);
+}
+TEST_P(Extend, PrefixOnlyMatchesTheFloat64Reference) {
+  run(TQRT_DTYPE_BF16, false);
+}
+
+/// The bundles of GpuKernelTest.cpp's decode tier whose presets extend
+/// supports (templates/tq/extend.h: no bf16 storage, no QJL, head_dim 64
+/// and 128).
+std::vector<Geometry> extendGeometries() {
+  std::vector<Geometry> out;
+  for (int d : {64, 128})
+    for (int g : {1, 4, 8})
+      for (const char *p : {"k8v4", "k4v4", "k3v4", "k3v3", "k4v2", "k2v2"})
+        out.push_back({p, false, d, g, 8});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, Extend, testing::ValuesIn(extendGeometries()),
+                         geometryName);
+
+/// What a bundle without extend says (bf16 storage, QJL keys).
+class ExtendUnavailable : public BundleTest {};
+TEST_P(ExtendUnavailable, TheBundleSaysWhy) {
+  tqrt_bundle_info binfo;
+  TQRT_OK(tqrt_bundle_get_info(bundle_, &binfo));
+  EXPECT_EQ(binfo.has_extend, 0);
+  ASSERT_NE(binfo.extend_note, nullptr);
+  EXPECT_NE(std::string(binfo.extend_note).find("extend"), std::string::npos)
+      << binfo.extend_note;
+}
+INSTANTIATE_TEST_SUITE_P(
+    Gpu, ExtendUnavailable,
+    testing::Values(Geometry{"bf16", false, 128, 4, 8},
+                    Geometry{"k3v4", true, 128, 4, 8},
+                    Geometry{"k3v4", false, 256, 4, 8}),
+    geometryName);
+
+} // namespace
