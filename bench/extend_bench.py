@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Extend (chunked prefill) benchmark: tqc's extend against torch's bf16
+SDPA, same process, batch 1, the bundle's heads (32/8, D=128 expected).
+
+Cases (issue 7/9's acceptance):
+  causal     a chunk of C tokens with no prefix: tqc extend vs SDPA causal
+             (is_causal) over the same bf16 q/k/v;
+  prefix     C new tokens over a P-token prefix stored by the bundle's store
+             kernel: tqc extend vs SDPA over a bf16 prefix of the same length
+             (lower-right causal mask, the chunk's row i sees P + i + 1
+             keys), and vs SDPA without a mask (the design docs' baseline);
+  store      the store kernel writing the C-token chunk, as a fraction of
+             SDPA's causal time for that chunk.
+Every tqc output is checked first: the causal case against SDPA (relative
+error <= 2e-2: the chunk is exact up to fp16 operands), the prefix case by
+cosine >= 0.8 (the compressed prefix's quantization error). Times: median
+of --reps CUDA-event timings of one launch (after warm-up), each run twice;
+TFLOP/s counts 4·D flops per (query head, visible key) pair.
+
+  python3 bench/extend_bench.py --tqrt build-gpu/runtime --bundles DIR/k3v4 \
+      --json out.json
+"""
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+warnings.filterwarnings("ignore", category=UserWarning)  # SDPA's backend probing
+
+BLOCK = 16
+
+
+def median_us(fn, reps):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(times)
+
+
+def best_sdpa(q, k, v, reps, **kw):
+    """Fastest SDPA backend for these inputs: (us, backend, output)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    best = None
+    for backend in [SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION,
+                    SDPBackend.EFFICIENT_ATTENTION]:
+        try:
+            with sdpa_kernel([backend]):
+                out = F.scaled_dot_product_attention(q, k, v, enable_gqa=True, **kw)
+                t = min(median_us(lambda: F.scaled_dot_product_attention(
+                    q, k, v, enable_gqa=True, **kw), reps) for _ in range(2))
+            if best is None or t < best[0]:
+                best = (t, str(backend).split(".")[-1], out)
+        except Exception:   # a backend that does not take these inputs
+            continue
+    return best
+
+
+def flops(hq, d, pairs):
+    return 4.0 * d * hq * pairs
+
+
+def run_case(tqrt, bundle_dir, P, C, reps, gen):
+    bundle = tqrt.Bundle.from_dir(bundle_dir)
+    hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
+    preset = json.load(open(f"{bundle_dir}/manifest.json"))["spec"]["preset"]
+    plan = bundle.plan(max_batch=1, max_tokens=C)
+    blocks = math.ceil((P + C) / BLOCK)
+    cache = bundle.allocate_cache(num_blocks=blocks)
+    table = torch.randperm(blocks, device="cuda", generator=gen).to(torch.int32).view(1, blocks)
+    slots = (table[0].to(torch.int64).repeat_interleave(BLOCK) * BLOCK
+             + torch.arange(BLOCK, device="cuda").repeat(blocks))
+    kp = torch.randn(P, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    vp = torch.randn(P, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    for s in range(0, P, 16384):
+        n = min(16384, P - s)
+        plan.store(kp[s:s + n], vp[s:s + n], cache, slots[s:s + n].contiguous())
+    q = torch.randn(C, hq, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    kc = torch.randn(C, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    vc = torch.randn(C, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    cu = torch.tensor([0, C], dtype=torch.int32, device="cuda")
+    pl = torch.tensor([P], dtype=torch.int32, device="cuda")
+    out = torch.empty_like(q)
+    ws = plan.allocate_extend_workspace()
+
+    def ext():
+        plan.extend(q, kc, vc, cache, table, cu, pl, out=out, workspace=ws)
+    ext()
+    torch.cuda.synchronize()
+    t = min(median_us(ext, reps) for _ in range(2))
+
+    # SDPA over bf16 [prefix; chunk], row i of the chunk seeing P + i + 1 keys.
+    qs = q.transpose(0, 1).unsqueeze(0)                     # [1, hq, C, d]
+    ks = torch.cat([kp, kc]).transpose(0, 1).unsqueeze(0)   # [1, hkv, P+C, d]
+    vs = torch.cat([vp, vc]).transpose(0, 1).unsqueeze(0)
+    res = dict(preset=preset, P=P, C=C, tqc_us=t,
+               pairs=C * P + C * (C + 1) / 2)
+    if P == 0:
+        sd = best_sdpa(qs, ks, vs, reps, is_causal=True)
+    else:
+        from torch.nn.attention.bias import causal_lower_right
+        sd = best_sdpa(qs, ks, vs, reps, attn_mask=causal_lower_right(C, P + C))
+        full = best_sdpa(qs, ks, vs, reps)
+        res.update(sdpa_full_us=full[0], sdpa_full_backend=full[1])
+    res.update(sdpa_us=sd[0], sdpa_backend=sd[1])
+    ref = sd[2].squeeze(0).transpose(0, 1).float()
+    o = out.float()
+    rel = ((o - ref).norm() / ref.norm()).item()
+    cos = F.cosine_similarity(o.flatten(1), ref.flatten(1)).min().item()
+    res.update(rel=rel, cos=cos,
+               ok=math.isfinite(rel) and (rel <= 2e-2 if P == 0 else cos >= 0.8))
+    res["tqc_tflops"] = flops(hq, d, res["pairs"]) / t / 1e6
+    res["sdpa_tflops"] = flops(hq, d, res["pairs"]) / sd[0] / 1e6
+
+    # The chunk's store into the cache, vs SDPA's causal attention over it.
+    chunk_slots = slots[P:P + C].contiguous()
+    ts = min(median_us(lambda: plan.store(kc, vc, cache, chunk_slots), reps)
+             for _ in range(2))
+    res["store_us"] = ts
+    plan.close()
+    bundle.close()
+    del cache, kp, vp, ks, vs
+    torch.cuda.empty_cache()
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundles", nargs="+", required=True)
+    ap.add_argument("--cases", nargs="+", default=["0:4096", "28672:4096", "0:1024", "8192:1024"],
+                    help="PREFIX:CHUNK pairs (tokens)")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--json")
+    ap.add_argument("--tqrt", default=None, help="directory of tqrt.py and libtqrt.so")
+    args = ap.parse_args()
+    if args.tqrt:
+        sys.path.insert(0, args.tqrt)
+    import tqrt
+
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(0)
+    env = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+               cuda=torch.version.cuda,
+               driver=subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                                      "--format=csv,noheader"], capture_output=True,
+                                     text=True).stdout.strip())
+    print(f"# {env}")
+    print(f"{'preset':<7} {'prefix':>6} {'chunk':>6} {'tqc us':>9} {'TFLOP/s':>8} "
+          f"{'SDPA us':>9} {'TFLOP/s':>8} {'x SDPA':>7} {'store us':>9} {'store/SDPA':>10}  check")
+    results = []
+    causal_sdpa = {}
+    for bd in args.bundles:
+        for case in args.cases:
+            P, C = (int(x) for x in case.split(":"))
+            r = run_case(tqrt, bd, P, C, args.reps, gen)
+            if P == 0:
+                causal_sdpa[C] = r["sdpa_us"]
+            base = causal_sdpa.get(C)
+            r["store_vs_sdpa_causal"] = r["store_us"] / base if base else None
+            r["speedup"] = r["sdpa_us"] / r["tqc_us"]
+            extra = (f" (no mask: {r['sdpa_full_us']:.1f} us, "
+                     f"x{r['sdpa_full_us'] / r['tqc_us']:.2f})" if P else "")
+            sv = f"{r['store_vs_sdpa_causal']:>10.2%}" if base else f"{'':>10}"
+            print(f"{r['preset']:<7} {P:>6} {C:>6} {r['tqc_us']:>9.1f} {r['tqc_tflops']:>8.0f} "
+                  f"{r['sdpa_us']:>9.1f} {r['sdpa_tflops']:>8.0f} {r['speedup']:>6.2f}x "
+                  f"{r['store_us']:>9.1f} {sv}  {'ok' if r['ok'] else 'FAIL'} "
+                  f"rel {r['rel']:.3g} cos {r['cos']:.4f} [{r['sdpa_backend']}]{extra}")
+            sys.stdout.flush()
+            results.append(r)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(env=env, results=results), f, indent=1)
+    return 0 if all(r["ok"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
