@@ -87,9 +87,11 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
              + torch.arange(BLOCK, device="cuda").repeat(blocks))
     kp = torch.randn(P, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     vp = torch.randn(P, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    fill = bundle.plan(max_batch=1, max_tokens=16384)  # the prefix's store
     for s in range(0, P, 16384):
         n = min(16384, P - s)
-        plan.store(kp[s:s + n], vp[s:s + n], cache, slots[s:s + n].contiguous())
+        fill.store(kp[s:s + n], vp[s:s + n], cache, slots[s:s + n].contiguous())
+    fill.close()
     q = torch.randn(C, hq, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     kc = torch.randn(C, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     vc = torch.randn(C, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)

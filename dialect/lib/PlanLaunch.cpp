@@ -52,6 +52,12 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
       return signalPassFailure();
     }
     int64_t group = hq / hkv;
+    // The store template compresses a token-head per 8 lanes (4 per warp),
+    // or per warp for QJL keys (templates/tq/store.h): enough warps for one
+    // round over the KV heads, 4 at most for QJL.
+    bool qjl = false;
+    module.walk([&](QjlOp) { qjl = true; });
+    storeWarps = qjl ? std::min<int64_t>(hkv, 4) : (hkv + 3) / 4;
     if (failed(checkOptions()))
       return signalPassFailure();
 
@@ -267,6 +273,8 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     return h;
   }
 
+  int64_t storeWarps = 4; ///< set per module in runOnOperation
+
   /// Warps of an extend CTA: extend-warps when its 16·warps rows hold whole
   /// tokens of the GQA group, else the nearest count that does, fewer
   /// first (more rows need more shared memory); 0 when none in 1..8 does.
@@ -286,8 +294,8 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     int64_t heads = headsPerCta(group);
     switch (kind) {
     case KernelKind::Store:
-      // One CTA per token; its warps take the KV heads in turn.
-      return LaunchAttr::get(ctx, /*block_n=*/1, /*splits=*/1, /*warps=*/4,
+      // One CTA per token; its lane groups take the KV heads in turn.
+      return LaunchAttr::get(ctx, /*block_n=*/1, /*splits=*/1, storeWarps,
                              /*heads_per_cta=*/1, /*stages=*/1,
                              gridAttr(b, {"max_tokens", "1", "1"}));
     case KernelKind::Decode:

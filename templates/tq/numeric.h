@@ -195,6 +195,25 @@ template <class T, int N> TQ_INLINE void loadRow(const void *p, float (&x)[N]) {
     x[i] = DType<T>::toFloat((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
 }
 
+/* N consecutive 16-bit elements for any N <= 8 loadRow takes or a multiple
+ * of 8 (rows of 8 elements, 16-byte loads where aligned). */
+template <class T, int N>
+TQ_INLINE void loadRows(const void *p, float (&x)[N]) {
+  if constexpr (N <= 8) {
+    loadRow<T, N>(p, x);
+  } else {
+    static_assert(N % 8 == 0, "a multiple of 8 elements");
+    TQ_UNROLL
+    for (int c = 0; c < N / 8; ++c) {
+      float part[8];
+      loadRow<T, 8>(static_cast<const uint8_t *>(p) + 16 * c, part);
+      TQ_UNROLL
+      for (int i = 0; i < 8; ++i)
+        x[8 * c + i] = part[i];
+    }
+  }
+}
+
 template <class T, int N>
 TQ_INLINE void storeRow(void *p, const float (&x)[N]) {
   static_assert(N == 1 || N == 2 || N == 4 || N == 8, "row chunk of 1..8");

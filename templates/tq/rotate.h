@@ -31,13 +31,13 @@ TQ_CONSTEXPR double hadamardScale(int D) {
              : 0x1.6a09e667f3bccp-1 / double(1ll << ((log2Int(D) - 1) / 2));
 }
 
-/* This lane's E sign bits (bit i for coordinate lane·E + i) of one D-bit
- * mask. */
-template <int D>
-TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int lane) {
-  constexpr int E = D / kWarpSize;
-  static_assert(E >= 1 && E <= 32, "head_dim 32..1024");
-  const int first = lane * E;
+/* This lane's E = D/G sign bits (bit i for coordinate gl·E + i, gl the
+ * lane's index in its group of G lanes) of one D-bit mask. */
+template <int D, int G = kWarpSize>
+TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int gl) {
+  constexpr int E = D / G;
+  static_assert(E >= 1 && E <= 32, "1..32 coordinates per lane");
+  const int first = gl * E;
   const uint32_t w = mask[first >> 5];
   if constexpr (E == 32)
     return w;
@@ -52,10 +52,14 @@ template <int E, class R> TQ_INLINE void applySigns(R (&x)[E], uint32_t bits) {
       x[i] = -x[i];
 }
 
-/* x <- H·x (normalized Walsh-Hadamard transform of the warp's D-vector). */
-template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
-  constexpr int E = D / kWarpSize;
-  static_assert(isPow2(D) && D >= kWarpSize, "head_dim: a power of two >= 32");
+/* x <- H·x (normalized Walsh-Hadamard transform) of a D-vector held by an
+ * aligned group of G lanes (G a power of two <= 32; lane gl of the group
+ * holds coordinates [gl·E, gl·E + E), E = D/G). Every lane of the warp must
+ * call it (the shuffles are warp-wide; the groups never mix). */
+template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
+  constexpr int E = D / G;
+  static_assert(isPow2(D) && isPow2(G) && G <= kWarpSize && D >= G,
+                "head_dim and the group: powers of two, D >= G");
   // Strides 1 .. E/2: both ends of each butterfly are in this lane.
   TQ_UNROLL
   for (int len = 1; len < E; len <<= 1) {
@@ -72,7 +76,7 @@ template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
   // holds a and computes a + b, the upper one holds b and computes a - b.
   const int lane = laneIndex();
   TQ_UNROLL
-  for (int m = 1; m < kWarpSize; m <<= 1) {
+  for (int m = 1; m < G; m <<= 1) {
     const bool upper = (lane & m) != 0;
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
@@ -86,31 +90,43 @@ template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
   for (int i = 0; i < E; ++i)
     x[i] *= norm;
 }
+template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
+  groupFwht<D, kWarpSize>(x);
+}
 
-/* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity). */
-template <int D, int ROUNDS, class R>
-TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], const uint32_t *signs) {
+/* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity), the vector
+ * on a group of G lanes. */
+template <int D, int ROUNDS, int G, class R>
+TQ_INLINE void groupRotate(R (&x)[D / G], const uint32_t *signs) {
   constexpr int W = D / kWarpSize; // mask words per sign vector
-  const int lane = laneIndex();
+  const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
   for (int r = 0; r < ROUNDS; ++r) {
-    applySigns(x, laneSignBits<D>(signs + (2 * r) * W, lane));
-    warpFwht<D>(x);
-    applySigns(x, laneSignBits<D>(signs + (2 * r + 1) * W, lane));
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
+    groupFwht<D, G>(x);
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
   }
+}
+template <int D, int ROUNDS, class R>
+TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], const uint32_t *signs) {
+  groupRotate<D, ROUNDS, kWarpSize>(x, signs);
 }
 
 /* x <- Rᵀ·x. */
-template <int D, int ROUNDS, class R>
-TQ_INLINE void warpRotateInverse(R (&x)[D / kWarpSize], const uint32_t *signs) {
+template <int D, int ROUNDS, int G, class R>
+TQ_INLINE void groupRotateInverse(R (&x)[D / G], const uint32_t *signs) {
   constexpr int W = D / kWarpSize;
-  const int lane = laneIndex();
+  const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
   for (int r = ROUNDS - 1; r >= 0; --r) {
-    applySigns(x, laneSignBits<D>(signs + (2 * r + 1) * W, lane));
-    warpFwht<D>(x);
-    applySigns(x, laneSignBits<D>(signs + (2 * r) * W, lane));
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
+    groupFwht<D, G>(x);
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
   }
+}
+template <int D, int ROUNDS, class R>
+TQ_INLINE void warpRotateInverse(R (&x)[D / kWarpSize], const uint32_t *signs) {
+  groupRotateInverse<D, ROUNDS, kWarpSize>(x, signs);
 }
 
 } // namespace tq

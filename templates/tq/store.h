@@ -1,10 +1,17 @@
 /*===- store.h - The store kernel: compress K/V tokens into the cache -----===*
  *
  * tq::store<Spec, T>(tq_store_args): grid (max_tokens, 1, 1), block
- * Spec::kStoreWarps warps. One CTA per token; its warps take the KV heads in
- * turn, and one warp compresses one token-head (its key, then its value):
- * lane l holds coordinates [l·E, l·E + E), E = head_dim/32, and the rotation
- * is a warp FWHT (rotate.h).
+ * Spec::kStoreWarps warps. One CTA per token; a group of G lanes compresses
+ * one token-head (its key, then its value): lane gl of the group holds
+ * coordinates [gl·E, gl·E + E), E = head_dim/G, and the rotation is a group
+ * FWHT (rotate.h). G = 8 (4 token-heads per warp at once), so the chains of
+ * shuffles (rotation, norms, min/max) are 3 deep instead of 5 and four of
+ * them overlap; with a float32 warp per token-head the store ran at 15 % of
+ * bandwidth, latency-bound at full occupancy (bench/results/
+ * 2026-11-30-session5-h200). QJL keys keep G = 32 (their sign sketch is one
+ * ballot per 32 rows). The groups of the CTA take the KV heads in turn;
+ * groups past the last head compute on head 0 without writing, since every
+ * lane must join the warp's shuffles.
  *
  * The bytes written are those of numerics' HostCodec (cache.cpp, native
  * layout), which computes in float64, except where float32 rounding decides:
@@ -79,13 +86,13 @@ TQ_INLINE void fillBook(R *book, const L *levels) {
 }
 
 /* Writes the bitstream of D codes of BITS bits (one per byte in codes[],
- * shared) at row, in units of up to 4 bytes. */
-template <int D, int BITS, int ALIGN>
+ * shared) at row, in units of up to 4 bytes, by the G lanes of a group. */
+template <int D, int BITS, int ALIGN, int G>
 TQ_INLINE void writePacked(uint8_t *row, const uint8_t *codes) {
   constexpr int kBytes = D * BITS / 8;
   constexpr int kUnit = minInt(ALIGN, 4);
   static_assert(kBytes % kUnit == 0, "code row of whole units");
-  for (int u = laneIndex(); u < kBytes / kUnit; u += kWarpSize) {
+  for (int u = laneIndex() & (G - 1); u < kBytes / kUnit; u += G) {
     const uint32_t v = gatherCodeBits<BITS, kUnit>(codes, u);
     if constexpr (kUnit == 4)
       storeGlobal4(row + 4 * u, v);
@@ -100,16 +107,16 @@ TQ_INLINE void writeF16(uint8_t *p, uint32_t bits) { storeGlobal2(p, bits); }
 
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
  * idx = #{fp32 midpoints ≤ y}, n stored as fp16 (corrected at read). */
-template <class Spec, bool IsKey>
-TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / kWarpSize],
+template <class Spec, bool IsKey, int G>
+TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / G],
                                  uint8_t *region, int pos, const float *book,
-                                 uint8_t *codes) {
+                                 uint8_t *codes, bool live) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
   constexpr int D = Spec::kHeadDim;
-  constexpr int E = D / kWarpSize;
+  constexpr int E = D / G;
   const float *mid = book + Info::kLevels; // fillBook's fp32 midpoints
-  const int lane = laneIndex();
+  const int lane = laneIndex() & (G - 1);
   float y[E];
   float sq = 0.f;
   TQ_UNROLL
@@ -117,33 +124,36 @@ TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / kWarpSize],
     y[i] = x[i];
     sq = fmaf(y[i], y[i], sq);
   }
-  const float n = sqrtF(warpSum(sq));
+  const float n = sqrtF(groupSum<G>(sq));
   const float denom = n + 1e-8f;
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
     y[i] = divF(y[i], denom);
-  warpRotate<D, Info::kRounds>(y, TS::signs());
+  groupRotate<D, Info::kRounds, G>(y, TS::signs());
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
     codes[lane * E + i] = uint8_t(nearestIndex<TS::kBits>(mid, y[i]));
   syncWarp();
-  writePacked<D, TS::kBits, Info::kCodesAlign>(
-      region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
-  if (lane == 0)
-    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
-             floatToF16Bits(n));
+  if (live) {
+    writePacked<D, TS::kBits, Info::kCodesAlign, G>(
+        region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
+    if (lane == 0)
+      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
+               floatToF16Bits(n));
+  }
   syncWarp(); // codes[] is reused by the next tensor
 }
 
 /* Element formats (none / fp8 / uniform) of y = R·x. */
-template <class Spec, bool IsKey>
-TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
-                             uint8_t *region, int pos, uint8_t *codes) {
+template <class Spec, bool IsKey, int G>
+TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
+                             uint8_t *region, int pos, uint8_t *codes,
+                             bool live) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
   constexpr int D = Spec::kHeadDim;
-  constexpr int E = D / kWarpSize;
-  const int lane = laneIndex();
+  constexpr int E = D / G;
+  const int lane = laneIndex() & (G - 1);
   uint8_t *codesRow = region + TS::kCodesOffset + pos * TS::kCodesStride;
   using R = StoreReal<Info>;
 
@@ -152,22 +162,32 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
   for (int i = 0; i < E; ++i)
     y[i] = x[i];
   if constexpr (Info::kRotated)
-    warpRotate<D, Info::kRounds>(y, TS::signs());
+    groupRotate<D, Info::kRounds, G>(y, TS::signs());
 
-  if constexpr (Info::kQuant == TQ_QUANT_NONE) {
-    // D little-endian bf16 of y.
-    uint32_t w[4] = {0u, 0u, 0u, 0u};
+  if constexpr (Info::kQuant == TQ_QUANT_NONE ||
+                Info::kQuant == TQ_QUANT_FP8) {
+    // The lane's E elements: little-endian bf16 or e4m3 of y, written in
+    // chunks of up to 16 bytes.
+    constexpr int kElemBytes = Info::kQuant == TQ_QUANT_NONE ? 2 : 1;
+    constexpr int kBytes = E * kElemBytes, kChunk = minInt(kBytes, 16);
+    constexpr int kPerWord = 4 / kElemBytes;
+    uint32_t w[(kBytes + 15) / 16 * 4] = {};
     TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      w[(i / 2) % 4] |= floatToBf16Bits(toFloatOnce(y[i])) << (16 * (i % 2));
-    static_assert(2 * E <= 16, "head_dim <= 256");
-    storeChunk<2 * E, Info::kCodesAlign>(codesRow + 2 * E * lane, w);
-  } else if constexpr (Info::kQuant == TQ_QUANT_FP8) {
-    uint32_t w[4] = {0u, 0u, 0u, 0u};
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      w[(i / 4) % 4] |= floatToE4m3Bits(toFloatOnce(y[i])) << (8 * (i % 4));
-    storeChunk<E, Info::kCodesAlign>(codesRow + E * lane, w);
+    for (int i = 0; i < E; ++i) {
+      const uint32_t bits = kElemBytes == 2
+                                ? floatToBf16Bits(toFloatOnce(y[i]))
+                                : floatToE4m3Bits(toFloatOnce(y[i]));
+      w[i / kPerWord] |= bits << (8 * kElemBytes * (i % kPerWord));
+    }
+    if (live) {
+      TQ_UNROLL
+      for (int c = 0; c < kBytes / kChunk; ++c) {
+        const uint32_t part[4] = {w[4 * c], w[4 * c + 1], w[4 * c + 2],
+                                  w[4 * c + 3]};
+        storeChunk<kChunk, Info::kCodesAlign>(
+            codesRow + kBytes * lane + kChunk * c, part);
+      }
+    }
   } else { // TQ_QUANT_UNIFORM
     constexpr int kTop = (1 << TS::kBits) - 1;
     R lo = y[0], hi = y[0];
@@ -176,8 +196,8 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
       lo = y[i] < lo ? y[i] : lo;
       hi = y[i] > hi ? y[i] : hi;
     }
-    lo = warpMin(lo);
-    hi = warpMax(hi);
+    lo = groupMin<G>(lo);
+    hi = groupMax<G>(hi);
     // numerics uniformEncode: scale = (max − min)/(2^b − 1), at least 1e-8.
     // The codes use the fp16-rounded scale and zero, the grid the decoder
     // dequantizes on (FromStored), or with the vLLM layout's rules the
@@ -195,10 +215,12 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
       codes[lane * E + i] = uint8_t(q);
     }
     syncWarp();
-    writePacked<D, TS::kBits, Info::kCodesAlign>(codesRow, codes);
-    if (lane == 0) {
-      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
-      writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
+    if (live) {
+      writePacked<D, TS::kBits, Info::kCodesAlign, G>(codesRow, codes);
+      if (lane == 0) {
+        writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+        writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
+      }
     }
     syncWarp(); // codes[] is reused by the next tensor
   }
@@ -207,18 +229,20 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / kWarpSize],
 /* Lloyd-Max (TurboQuant_mse), and with QJL TurboQuant_prod. book: levels
  * then boundaries (shared, StoreReal); codes / resid: this warp's scratch
  * (shared). */
-template <class Spec, bool IsKey>
-TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
+template <class Spec, bool IsKey, int G>
+TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
                              uint8_t *region, int pos,
                              const StoreReal<TensorInfo<Spec, IsKey>> *book,
-                             uint8_t *codes, float *resid) {
+                             uint8_t *codes, float *resid, bool live) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
   using R = StoreReal<Info>;
   constexpr int D = Spec::kHeadDim;
-  constexpr int E = D / kWarpSize;
+  constexpr int E = D / G;
   constexpr int K = Info::kLevels;
-  const int lane = laneIndex();
+  static_assert(!Info::kQjl || G == kWarpSize,
+                "QJL keys: one warp per token-head (one ballot per 32 rows)");
+  const int lane = laneIndex() & (G - 1);
 
   R y[E];
   R sq = 0;
@@ -227,8 +251,8 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
     y[i] = x[i];
     sq += y[i] * y[i];
   }
-  const R n = sqrtR(warpSum(sq));
-  warpRotate<D, Info::kRounds>(y, TS::signs());
+  const R n = sqrtR(groupSum<G>(sq));
+  groupRotate<D, Info::kRounds, G>(y, TS::signs());
 
   // idx_j = cell of y_j / n (a zero vector quantizes 0s and stores s = 0).
   R lev[E];
@@ -241,17 +265,19 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
     lev[i] = book[idx];
     g2 += lev[i] * lev[i];
   }
-  g2 = warpSum(g2);
+  g2 = groupSum<G>(g2);
   R s = n;
   if constexpr (TS::kNormCorrect)
     if (n > R(0))
       s = divR(n, sqrtR(g2));
   const uint32_t s16 = toF16Bits(s);
   syncWarp();
-  writePacked<D, TS::kBits, Info::kCodesAlign>(
-      region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
-  if (lane == 0)
-    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+  if (live) {
+    writePacked<D, TS::kBits, Info::kCodesAlign, G>(
+        region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
+    if (lane == 0)
+      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+  }
 
   if constexpr (Info::kQjl) {
     // Residual in the original domain against the stored (fp16) scale:
@@ -270,7 +296,7 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
       resid[lane * E + i] = float(r[i]);
     }
     const uint32_t gamma16 = doubleToF16Bits(sqrtRn(warpSum(rr)));
-    if (lane == 0)
+    if (live && lane == 0)
       writeF16(region + TS::kGammaOffset + pos * TS::kGammaStride, gamma16);
     syncWarp();
     // Sign bit i = [ (S·r)_i >= 0 ]: lane l computes rows 32k + l, and one
@@ -297,7 +323,7 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
           p = fmaf(srow[j], resid[j], p);
       }
       const uint32_t word = ballot(p >= 0.f);
-      if (lane == k) {
+      if (live && lane == k) {
         if constexpr (Info::kSignsAlign >= 4) {
           storeGlobal4(signsRow + 4 * k, word);
         } else {
@@ -311,19 +337,25 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / kWarpSize],
   syncWarp(); // codes[] / resid[] are reused by the next tensor
 }
 
-template <class Spec, bool IsKey>
-TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / kWarpSize],
+template <class Spec, bool IsKey, int G>
+TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
                            uint8_t *region, int pos,
                            const StoreReal<TensorInfo<Spec, IsKey>> *book,
-                           uint8_t *codes, float *resid) {
+                           uint8_t *codes, float *resid, bool live) {
   using Info = TensorInfo<Spec, IsKey>;
   if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX && Info::kVllmStore)
-    storeLloydMaxVllm<Spec, IsKey>(x, region, pos, book, codes);
+    storeLloydMaxVllm<Spec, IsKey, G>(x, region, pos, book, codes, live);
   else if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
-    storeLloydMax<Spec, IsKey>(x, region, pos, book, codes, resid);
+    storeLloydMax<Spec, IsKey, G>(x, region, pos, book, codes, resid, live);
   else
-    storeElements<Spec, IsKey>(x, region, pos, codes);
+    storeElements<Spec, IsKey, G>(x, region, pos, codes, live);
 }
+
+/* Lanes per token-head (header comment): 8, or a warp for QJL keys; at most
+ * head_dim / 8 so a lane holds at least 8 coordinates (whole code bytes). */
+template <class Spec>
+constexpr int kStoreGroup =
+    TensorInfo<Spec, true>::kQjl ? kWarpSize : minInt(8, Spec::kHeadDim / 8);
 
 } // namespace store_detail
 
@@ -332,7 +364,6 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim;
-  constexpr int E = D / kWarpSize;
   constexpr int NW = Spec::kStoreWarps;
   static_assert(isPow2(D) && D >= 32 && D <= 256,
                 "head_dim: a power of two in 32..256");
@@ -348,9 +379,11 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   const int64_t block = slot / Spec::kBlockSize;
   const int pos = int(slot % Spec::kBlockSize);
 
+  constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
+  constexpr int kGroups = NW * GPW, E = D / G;
   TQ_SHARED StoreReal<KInfo> sKeyBook[2 * KInfo::kLevels];
   TQ_SHARED StoreReal<VInfo> sValueBook[2 * VInfo::kLevels];
-  TQ_SHARED uint8_t sCodes[NW][D];
+  TQ_SHARED uint8_t sCodes[kGroups][D];
   TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
   if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
     if (warpIndex() == 0)
@@ -360,20 +393,27 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
       fillBook<VInfo>(sValueBook, Spec::valueLevels());
   barrier();
 
-  const int warp = warpIndex(), lane = laneIndex();
+  const int warp = warpIndex(), gl = laneIndex() & (G - 1);
+  const int group = warp * GPW + laneIndex() / G;
   const T *keys = static_cast<const T *>(a.key) + token * a.key_stride_token;
   const T *values =
       static_cast<const T *>(a.value) + token * a.value_stride_token;
-  for (int h = warp; h < Spec::kNumKVHeads; h += NW) {
+  // Rounds over the heads, uniform over the CTA: every lane of a warp runs
+  // the same code (its groups' shuffles are warp-wide); a group past the
+  // last head redoes head 0 without writing.
+  for (int h0 = 0; h0 < Spec::kNumKVHeads; h0 += kGroups) {
+    const bool live = h0 + group < Spec::kNumKVHeads;
+    const int h = live ? h0 + group : 0;
     uint8_t *region = a.cache + block * Spec::kBlockStride +
                       int64_t(h) * Spec::kHeadStride;
-    float x[E];
-    loadRow<T, E>(keys + h * a.key_stride_head + lane * E, x);
-    storeTensor<Spec, true>(x, region, pos, sKeyBook, sCodes[warp],
-                            sResid[warp]);
-    loadRow<T, E>(values + h * a.value_stride_head + lane * E, x);
-    storeTensor<Spec, false>(x, region, pos, sValueBook, sCodes[warp],
-                             sResid[warp]);
+    // Both rows first: the value's load overlaps the key's math.
+    float xk[E], xv[E];
+    loadRows<T, E>(keys + h * a.key_stride_head + gl * E, xk);
+    loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
+    storeTensor<Spec, true, G>(xk, region, pos, sKeyBook, sCodes[group],
+                               sResid[warp], live);
+    storeTensor<Spec, false, G>(xv, region, pos, sValueBook, sCodes[group],
+                                sResid[warp], live);
   }
 }
 
