@@ -150,6 +150,9 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json")
     ap.add_argument("--tqrt", default=None, help="directory of tqrt.py and libtqrt.so")
+    ap.add_argument("--profile", action="store_true",
+                    help="for ncu: run the first bundle's first case with 3 "
+                         "untimed repetitions (the timing loop), nothing else")
     args = ap.parse_args()
     if args.tqrt:
         sys.path.insert(0, args.tqrt)
@@ -165,6 +168,12 @@ def main():
     print(f"# {env}")
     print(f"{'preset':<7} {'prefix':>6} {'chunk':>6} {'tqc us':>9} {'TFLOP/s':>8} "
           f"{'SDPA us':>9} {'TFLOP/s':>8} {'x SDPA':>7} {'store us':>9} {'store/SDPA':>10}  check")
+    if args.profile:
+        P, C = (int(x) for x in args.cases[0].split(":"))
+        r = run_case(tqrt, args.bundles[0], P, C, 1, gen)
+        print(f"profiled {args.bundles[0]} P={P} C={C}: {r['tqc_us']:.1f} us, "
+              f"{'ok' if r['ok'] else 'FAIL'} rel {r['rel']:.3g}")
+        return 0 if r["ok"] else 1
     results = []
     causal_sdpa = {}
     for bd in args.bundles:

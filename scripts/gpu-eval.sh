@@ -14,6 +14,7 @@
 #   store     bench/store_bench.py: k3v4, k4v4, bf16
 #   extend    bench/extend_bench.py: k3v4, k4v4 (causal 4K and 1K chunks,
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
+#   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
 #             (bench/tuner_quality.py reads the timings afterwards)
@@ -94,6 +95,14 @@ for stage in $stages; do
       --bundles "$work/k3v4" "$work/k4v4" \
       --json "$res/extend.json" >"$res/extend.txt" 2>&1
     say "extend_bench: exit $?"
+    ;;
+  ncu-extend)
+    bundle k3v4 --preset k3v4 --tuning-db "$db"
+    S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
+    ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:tq_extend_bf16 --launch-skip 2 --launch-count 1 $S \
+      python3 bench/extend_bench.py --tqrt build-gpu/runtime --bundles "$work/k3v4" \
+      --cases 0:4096 --profile >"$res/ncu-extend.txt" 2>&1
+    say "ncu extend: exit $?"
     ;;
   tuner)
     printf '1024 1\n8192 1\n32768 1\n' >"$work/grid.txt"
