@@ -45,6 +45,10 @@ TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int gl) {
     return (w >> (first & 31)) & ((1u << E) - 1u);
 }
 
+/* a·b + c with one rounding (float or double). */
+TQ_INLINE float fmaR(float a, float b, float c) { return fmaf(a, b, c); }
+TQ_INLINE double fmaR(double a, double b, double c) { return fma(a, b, c); }
+
 template <int E, class R> TQ_INLINE void applySigns(R (&x)[E], uint32_t bits) {
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
@@ -73,15 +77,16 @@ template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
     }
   }
   // Strides E .. D/2: the partner coordinate is in lane ^ m. The lower lane
-  // holds a and computes a + b, the upper one holds b and computes a - b.
+  // holds a and computes a + b, the upper one holds b and computes a - b,
+  // both as one fma: other + (±1)·mine rounds once, exactly like the sum.
   const int lane = laneIndex();
   TQ_UNROLL
   for (int m = 1; m < G; m <<= 1) {
-    const bool upper = (lane & m) != 0;
+    const R sgn = (lane & m) != 0 ? R(-1) : R(1);
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
       const R other = shflXor(x[i], m);
-      x[i] = upper ? other - x[i] : x[i] + other;
+      x[i] = fmaR(sgn, x[i], other);
     }
   }
   // numerics: x *= T(1 / std::sqrt(double(n))) after all stages.
