@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 namespace tqc {
+
 namespace {
 
 const char *quantMacro(QuantKind k) {
@@ -143,6 +144,12 @@ bool archHasProgrammaticLaunch(const std::string &arch) {
 
 namespace {
 
+/// Extend CTAs per SM the register allocation must allow: 3 caps the
+/// kernel at 168 registers (no spills at head_dim 128 on sm_90); with the
+/// 232 it took on its own, 2 CTAs (8 warps) per SM left a third of the issue
+/// slots waiting on tile loads (bench/results/2026-11-30-extend-v1-h200).
+constexpr int kExtendMinBlocks = 3;
+
 /// The extend plan's spec struct (one for every bucket).
 constexpr const char *kExtendSpec = "TqPlan_extend";
 
@@ -193,9 +200,11 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       prep.grid = {"max_tokens", "1", "1"};
       add("extend_prep", "extend_prep", "tq_extend_args", prep, -1,
           "extendPrep", kExtendSpec, "kExtendPrepWarps");
-      add("extend", "extend", "tq_extend_args", c.extend, -1, "extend",
-          kExtendSpec, "kExtendWarps")
-          ->tileTokens = c.extendTileTokens();
+      KernelEntry *ext = add("extend", "extend", "tq_extend_args", c.extend,
+                             -1, "extend", kExtendSpec, "kExtendWarps");
+      ext->tileTokens = c.extendTileTokens();
+      // Measured on sm_90 only: elsewhere the cap spills (sm_86/89, G = 8).
+      ext->minBlocks = cudaArchNumber(c.arch) >= 90 ? kExtendMinBlocks : 0;
     }
   }
   return out;
@@ -297,7 +306,9 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
     os << "extern \"C\" __global__ void __launch_bounds__(" << e.spec
-       << "::" << e.warpsMember << " * 32)\n"
+       << "::" << e.warpsMember << " * 32"
+       << (e.minBlocks > 1 ? ", " + std::to_string(e.minBlocks) : "")
+       << ")\n"
        << e.symbol << "(const " << e.args << " a) { tq::" << e.function
        << "<" << e.spec << ", " << type << ">(a); }\n";
   }

@@ -251,14 +251,14 @@ std::string extendUnsupported(const KernelConfig &c) {
 }
 
 /// Shared memory of an extend CTA (extend.h ExtendPlan: the union of the
-/// query staging, the key/value tile and the output staging, plus scalars).
+/// query staging, two key+value tiles and the output staging, plus
+/// scalars).
 int64_t extendSharedBytes(const KernelConfig &c) {
   const int64_t d = c.headDim, bn = c.extend.blockN,
                 rows = 16 * c.extend.warps;
-  const int64_t q = rows * (d + 8) * 2, tile = bn * (d + 8) * 2 +
-                                               d * (bn + 8) * 2,
+  const int64_t q = rows * (d + 8) * 2, tiles = 2 * 2 * bn * (d + 8) * 2,
                 out = rows * (d + 4) * 4;
-  return std::max({q, tile, out}) + 2048;
+  return std::max({q, tiles, out}) + 2048;
 }
 
 } // namespace
@@ -373,6 +373,11 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
            << c.extend.warps << " warps: an extend CTA holds all "
            << c.gqaRatio() << " query heads of a KV head over whole tokens";
   c.extendNote = extendUnsupported(c);
+  if (c.extendNote.empty() && c.extend.blockN > 32 * c.extend.warps)
+    c.extendNote = "the extend plan's block_n " +
+                   std::to_string(c.extend.blockN) + " exceeds its " +
+                   std::to_string(32 * c.extend.warps) +
+                   " threads (one per token for the tile's scalars)";
   if (int64_t bytes = extendSharedBytes(c);
       c.extendNote.empty() && bytes > 48 * 1024)
     c.extendNote = "the extend plan (block_n " +

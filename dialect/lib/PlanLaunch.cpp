@@ -252,10 +252,11 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     if (warps < 1 || warps > 16)
       return m.emitError() << "warps " << int64_t(warps)
                            << " is out of range; accepted: 1..16";
-    if (extendBlockN < 16 || extendBlockN > 128 || extendBlockN % 16)
+    if (extendBlockN != 0 &&
+        (extendBlockN < 16 || extendBlockN > 128 || extendBlockN % 16))
       return m.emitError() << "extend-block-n " << int64_t(extendBlockN)
                            << " is not supported; accepted: a multiple of "
-                              "16 in 16..128";
+                              "16 in 16..128 (0: the default, 32)";
     if (extendWarps < 1 || extendWarps > 8)
       return m.emitError() << "extend-warps " << int64_t(extendWarps)
                            << " is out of range; accepted: 1..8";
@@ -274,6 +275,12 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
   }
 
   int64_t storeWarps = 4; ///< set per module in runOnOperation
+
+  /// Extend's key/value tile: the option, else 32 tokens: two tiles
+  /// (double buffering) of fp16 keys and values fit 48 KiB of shared memory
+  /// at head_dim 128, and the kernel fits 168 registers (3 CTAs per SM)
+  /// without spills at head_dim 64 and 128 (64-token tiles spill at 64).
+  int64_t extendTile() { return extendBlockN ? extendBlockN : 32; }
 
   /// Warps of an extend CTA: extend-warps when its 16·warps rows hold whole
   /// tokens of the GQA group, else the nearest count that does, fewer
@@ -309,7 +316,7 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                              gridAttr(b, {"max_batch", "num_q_heads", "1"}));
     case KernelKind::Extend:
       // A CTA: one KV head's G query heads over 16·warps/G chunk tokens.
-      return LaunchAttr::get(ctx, extendBlockN, /*splits=*/1,
+      return LaunchAttr::get(ctx, extendTile(), /*splits=*/1,
                              extendWarpsFor(group),
                              /*heads_per_cta=*/group, /*stages=*/1,
                              gridAttr(b, {"query_tiles", "num_kv_heads", "1"}));

@@ -16,7 +16,7 @@
 namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
 static int gDummyStatic;
 #ifndef EXTEND_SPEC // a TU from before the extend plan: the built-in one
-struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 64, kExtendPrepWarps = 4; };
+struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 32, kExtendPrepWarps = 4; };
 #define EXTEND_SPEC EmuExtendSpec
 #endif
 using Spec = EXTEND_SPEC;

@@ -18,22 +18,28 @@
  *     serves G heads), row r = (token r / G, head r % G). Warp w owns rows
  *     16w..16w+15, its rotated query as mma A fragments in registers (fp16,
  *     scaled per row by a power of two into [-2, 2), the factor returned on
- *     the score). Per tile of kBlockN tokens the CTA writes the keys to
- *     shared memory as fp16 rows (tokens × coordinates) and the values
- *     transposed (coordinates × tokens), each with per-token scalars
- *     (key scale and zero, value scale and zero), so that both mma B
- *     operands are single 32-bit shared loads without bank conflicts (row
- *     pitch ≡ 4 words mod 32). Prefix tiles are dequantized from the cache
- *     (Lloyd-Max levels, uniform integer codes, e4m3: all exact in fp16);
- *     chunk tiles are copied from the workspace. Then per warp:
- *     S = Q·Kᵀ (m16n8k16, fp32 accumulation), ×(row factor · key scale)
- *     + key zero · Σq, masks (tile end, causal diagonal), online softmax in
- *     the exp2 domain, P (× value scale, fp16) · V into the fp32 output
- *     accumulators, Σ p·value zero kept per row as a scalar.
+ *     the score). Keys and values go through shared memory in tiles of
+ *     kBlockN tokens, row-major fp16 (tokens × coordinates, row pitch ≡ 4
+ *     words mod 32: ldmatrix without bank conflicts), with per-token scalars
+ *     (key scale and zero, value scale and zero), double-buffered: while the
+ *     warps compute on one tile, the next one is in flight — prefix tiles as
+ *     raw codes and scalars loaded into registers (a few words per thread),
+ *     dequantized into the other buffer after the compute (Lloyd-Max levels,
+ *     uniform integer codes, e4m3: all exact in fp16); chunk tiles as
+ *     cp.async copies from the workspace. One barrier per tile. Per warp:
+ *     S = Q·Kᵀ (m16n8k16, fp32 accumulation; K's B fragments by ldmatrix),
+ *     ×(row factor · key scale) + key zero · Σq, masks (tile end, causal
+ *     diagonal), online softmax in the exp2 domain, P (× value scale, fp16)
+ *     · V into the fp32 output accumulators (V's B fragments by
+ *     ldmatrix.trans from the row-major tile), Σ p·value zero kept per row.
  *     Epilogue: divide by the row sums, add the zero-point term, un-rotate
  *     (values rotated) through shared memory, write the output and, when
  *     asked, the natural-log log-sum-exp of the scaled scores per row (an
  *     engine merges it with attention it runs itself).
+ *     v1 (no double buffering, values transposed by scattered 16-bit
+ *     stores, 64-token tiles) ran a 4K causal chunk at 88 TFLOP/s on the
+ *     H200 with 12.5 % occupancy and a third of the issue slots waiting on
+ *     tile loads (bench/results/2026-11-30-extend-v1-h200).
  * Work mapping (fixed grid, abi.h): blockIdx.x enumerates the query tiles
  * of all sequences in order, each sequence's last (most causal work) tile
  * first; blockIdx.y is the KV head. A CTA finds its sequence by scanning
@@ -70,14 +76,18 @@ template <class Spec> struct ExtendPlan {
   static constexpr int kNTiles = BN / 8;  // score n tiles (8 tokens)
   static constexpr int kVSteps = BN / 16; // output mma k steps (16 tokens)
   static constexpr int kOTiles = D / 8;   // output n tiles (8 coordinates)
-  static constexpr int kKPitch = D + 8;   // halves per key row
-  static constexpr int kVPitch = BN + 8;  // halves per transposed value row
+  static constexpr int kPitch = D + 8;    // halves per key / value row
   static constexpr int kOPitch = D + 4;   // floats per staged output row
-  static constexpr int kQBytes = kRows * kKPitch * 2;
-  static constexpr int kTileBytes = BN * kKPitch * 2 + D * kVPitch * 2;
+  static constexpr int kQBytes = kRows * kPitch * 2;
+  static constexpr int kBufHalves = 2 * BN * kPitch; // K rows, then V rows
+  static constexpr int kTileBytes = 2 * kBufHalves * 2; // double-buffered
   static constexpr int kOutBytes = kRows * kOPitch * 4;
   static constexpr int kUnionBytes =
       maxInt(kQBytes, maxInt(kTileBytes, kOutBytes));
+  /* 16-byte units (8 coordinates) of one tensor's tile, and per thread. */
+  static constexpr int kUnitsPerRow = D / 8;
+  static constexpr int kUnits = BN * kUnitsPerRow;
+  static constexpr int kUnitsPerThread = (kUnits + NT - 1) / NT;
 
   static constexpr bool kKeyOk =
       !KInfo::kQjl && (KInfo::kQuant == TQ_QUANT_LLOYD_MAX ||
@@ -89,9 +99,6 @@ template <class Spec> struct ExtendPlan {
   static constexpr bool kSupported = kTargetHasWarpMma && kKeyOk && kValueOk &&
                                      !KInfo::kVllmStore && !VInfo::kVllmStore &&
                                      (D == 64 || D == 128);
-  /* Coordinates per dequantization unit: 8 (one 16-byte row of halves). */
-  static constexpr int kUnitDims = 8;
-  static constexpr int kUnits = BN * (D / kUnitDims);
 
   static_assert(Spec::kNumQHeads % Spec::kNumKVHeads == 0,
                 "num_q_heads: a multiple of num_kv_heads");
@@ -99,6 +106,9 @@ template <class Spec> struct ExtendPlan {
                 "extend: the GQA ratio must divide 16 x kExtendWarps rows");
   static_assert(BN % 16 == 0 && BN >= 16, "kExtendBlockN: a multiple of 16");
   static_assert(NW >= 1 && NW <= 16, "kExtendWarps: 1..16");
+  static_assert(BN <= NT, "a thread per token for the tile's scalars");
+  static_assert(kKSteps % 2 == 0 && kOTiles % 2 == 0,
+                "ldmatrix.x4 pairs of k steps and of output tiles");
   static_assert(kUnionBytes + 2048 <= 48 * 1024,
                 "extend: tiles exceed 48 KiB of static shared memory");
 };
@@ -124,16 +134,25 @@ TQ_INLINE void storeHalves8(uint16_t *dst, const float (&x)[8]) {
   *reinterpret_cast<u32x4 *>(dst) = v;
 }
 
-/* Coordinates [8c, 8c + 8) of a stored tensor's token as the values the
- * tile holds (Lloyd-Max level, uniform integer code, e4m3 value), and its
- * per-token scale and zero (the tile applies them per column). */
+/* The raw codes of coordinates [8c, 8c + 8) of a stored tensor's token
+ * (8·bits bits, at most two words), loaded ahead of their tile; then the
+ * values the tile holds: Lloyd-Max level, uniform integer code or e4m3
+ * value (the per-token scale and zero are applied per column). */
 template <class Info>
-TQ_INLINE void dequantUnit(const uint8_t *region, int pos, int c,
-                           const float *levels, float (&x)[8]) {
+TQ_INLINE void loadUnitCodes(const uint8_t *region, int pos, int c,
+                             uint32_t (&w)[2]) {
   using TS = typename Info::TS;
   constexpr int NB = 8 * Info::kCodeBits / 8;
+  static_assert(NB <= 8, "at most 8 bits per coordinate");
   const Chunk ch = loadChunk<NB, Info::kCodesAlign>(
       region + TS::kCodesOffset + pos * TS::kCodesStride, c * NB);
+  w[0] = ch.w[0], w[1] = ch.w[1];
+}
+template <class Info>
+TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
+                          float (&x)[8]) {
+  Chunk ch;
+  ch.w[0] = w[0], ch.w[1] = w[1], ch.w[2] = 0u, ch.w[3] = 0u;
   TQ_UNROLL
   for (int i = 0; i < 8; ++i) {
     const uint32_t code = codeOf<Info::kCodeBits>(ch, i);
@@ -227,7 +246,7 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   constexpr int kRows = Pl::kRows, kTok = Pl::kTokTile;
   constexpr int KS = Pl::kKSteps, NTL = Pl::kNTiles, VS = Pl::kVSteps,
                 OT = Pl::kOTiles, E = D / kWarpSize;
-  constexpr int KP = Pl::kKPitch, VP = Pl::kVPitch, OP = Pl::kOPitch;
+  constexpr int KP = Pl::kPitch, OP = Pl::kOPitch;
 
   // --- Which sequence and query tile (uniform over the CTA). ---
   int id = blockIndexX(), b = 0, tile = -1;
@@ -250,12 +269,11 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   const bool haveChunk = a.key != nullptr;
 
   TQ_SHARED u32x4 sRaw[Pl::kUnionBytes / 16];
-  TQ_SHARED float sKs[BN], sKz[BN], sVs[BN], sVz[BN];
+  TQ_SHARED float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
   TQ_SHARED float sRowF[kRows], sRowQs[kRows];
   TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
   uint16_t *sQ = reinterpret_cast<uint16_t *>(sRaw);
-  uint16_t *sK = reinterpret_cast<uint16_t *>(sRaw);
-  uint16_t *sVt = sK + BN * KP;
+  uint16_t *sTile = reinterpret_cast<uint16_t *>(sRaw); // [buf][K|V][BN][KP]
   float *sO = reinterpret_cast<float *>(sRaw);
 
   const int warp = warpIndex(), lane = laneIndex(), tid = threadIndex();
@@ -336,21 +354,126 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   for (int j = 0; j < OT; ++j)
     o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
 
-  // One tile of cnt tokens in sK / sVt / scalars; chunk tiles mask tokens
-  // after the row's own (causal), chunkBase = the tile's first chunk index.
-  auto attendTile = [&](int cnt, bool causal, int chunkBase) {
+  // The tiles in order: the prefix's, then (causal) the chunk's up to the
+  // CTA's last token. Tile i lives in buffer i % 2.
+  constexpr int H = Spec::kNumKVHeads, UPT = Pl::kUnitsPerThread,
+                UPR = Pl::kUnitsPerRow;
+  const int prefixTiles = (P + BN - 1) / BN;
+  const int upto = haveChunk ? tok0 + ntok : 0; // chunk tokens visible
+  const int numTiles = prefixTiles + (upto + BN - 1) / BN;
+  const int32_t *table = a.block_tables + int64_t(b) * a.block_table_stride;
+  const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
+  const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
+  const float *wks = ChunkWs<Spec>::scales(a, false);
+  const float *wvs = ChunkWs<Spec>::scales(a, true);
+  auto tileStart = [&](int i) {
+    return i < prefixTiles ? i * BN : (i - prefixTiles) * BN;
+  };
+  auto tileCount = [&](int i) {
+    return i < prefixTiles ? minInt(BN, P - i * BN)
+                           : minInt(BN, upto - (i - prefixTiles) * BN);
+  };
+  auto cacheRegion = [&](int tokn) {
+    return a.cache + int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
+           int64_t(kvh) * Spec::kHeadStride;
+  };
+
+  // In flight between issue() and stage(): a prefix tile's raw codes and
+  // scalars (registers); a chunk tile's cp.async group and scalars.
+  uint32_t pk[UPT][2], pv[UPT][2];
+  float pks = 0.f, pkz = 0.f, pvs = 0.f, pvz = 0.f;
+  auto issue = [&](int i) {
+    const int s0 = tileStart(i), cnt = tileCount(i);
+    uint16_t *bufK = sTile + (i & 1) * Pl::kBufHalves, *bufV = bufK + BN * KP;
+    if (i < prefixTiles) {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        pk[k][0] = pk[k][1] = pv[k][0] = pv[k][1] = 0u;
+        if (u < Pl::kUnits && nn < cnt) {
+          const uint8_t *region = cacheRegion(s0 + nn);
+          const int pos = (s0 + nn) % Spec::kBlockSize;
+          loadUnitCodes<KInfo>(region, pos, c, pk[k]);
+          loadUnitCodes<VInfo>(region, pos, c, pv[k]);
+        }
+      }
+      pks = pkz = pvs = pvz = 0.f;
+      if (tid < cnt) {
+        const uint8_t *region = cacheRegion(s0 + tid);
+        const int pos = (s0 + tid) % Spec::kBlockSize;
+        tokenScalars<KInfo>(region, pos, pks, pkz);
+        tokenScalars<VInfo>(region, pos, pvs, pvz);
+      }
+    } else {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        if (u >= Pl::kUnits)
+          break;
+        uint16_t *dk = bufK + nn * KP + c * 8, *dv = bufV + nn * KP + c * 8;
+        if (nn < cnt) {
+          const int64_t at = (int64_t(row0 + s0 + nn) * H + kvh) * D + c * 8;
+          copyAsync16(dk, wk + at);
+          copyAsync16(dv, wv + at);
+        } else { // past the chunk's end: zeros (never NaN in the mma)
+          const u32x4 z = {0u, 0u, 0u, 0u};
+          *reinterpret_cast<u32x4 *>(dk) = z;
+          *reinterpret_cast<u32x4 *>(dv) = z;
+        }
+      }
+      copyAsyncCommit();
+      const bool in = tid < cnt;
+      const int64_t at = int64_t(row0 + s0 + tid) * H + kvh;
+      pks = in ? wks[at] : 0.f;
+      pvs = in ? wvs[at] : 0.f;
+      pkz = pvz = 0.f;
+    }
+  };
+  auto stage = [&](int i) {
+    const int buf = i & 1;
+    uint16_t *bufK = sTile + buf * Pl::kBufHalves, *bufV = bufK + BN * KP;
+    if (i < prefixTiles) {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        if (u >= Pl::kUnits)
+          break;
+        float xk[8], xv[8];
+        unitValues<KInfo>(pk[k], sLevK, xk); // zero codes past the end are
+        unitValues<VInfo>(pv[k], sLevV, xv); // finite; their scalars are 0
+        storeHalves8(bufK + nn * KP + c * 8, xk);
+        storeHalves8(bufV + nn * KP + c * 8, xv);
+      }
+    } else {
+      copyAsyncWait<0>();
+    }
+    if (tid < BN) {
+      sKs[buf][tid] = pks, sKz[buf][tid] = pkz;
+      sVs[buf][tid] = pvs, sVz[buf][tid] = pvz;
+    }
+  };
+
+  // One tile of cnt tokens in buffer buf; chunk tiles mask tokens after
+  // the row's own (causal), chunkBase = the tile's first chunk index.
+  auto attendTile = [&](int buf, int cnt, bool causal, int chunkBase) {
+    const uint16_t *bufK = sTile + buf * Pl::kBufHalves, *bufV = bufK + BN * KP;
+    const float *ks = sKs[buf], *kz = sKz[buf], *vsc = sVs[buf], *vz = sVz[buf];
     float s[NTL][4];
     TQ_UNROLL
     for (int j = 0; j < NTL; ++j)
       s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+    // Lane l addresses row l % 8 of matrix l / 8: token 8j + l % 8,
+    // coordinates 16kk + 8(l / 8): B fragments of k steps kk and kk + 1.
+    const uint16_t *kRow = bufK + (lane & 7) * KP + (lane >> 3) * 8;
     TQ_UNROLL
-    for (int kk = 0; kk < KS; ++kk) {
+    for (int kk = 0; kk < KS; kk += 2) {
       TQ_UNROLL
       for (int j = 0; j < NTL; ++j) {
-        const uint16_t *kp = sK + (j * 8 + g) * KP + kk * 16 + 2 * t;
-        const uint32_t bb[2] = {*reinterpret_cast<const uint32_t *>(kp),
-                                *reinterpret_cast<const uint32_t *>(kp + 8)};
-        mmaF16(s[j], qa[kk], bb);
+        uint32_t r4[4];
+        ldmatrixX4(r4, kRow + j * 8 * KP + kk * 16);
+        const uint32_t b0[2] = {r4[0], r4[1]}, b1[2] = {r4[2], r4[3]};
+        mmaF16(s[j], qa[kk], b0);
+        mmaF16(s[j], qa[kk + 1], b1);
       }
     }
     float mx[2] = {negInf(), negInf()};
@@ -359,7 +482,7 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
       TQ_UNROLL
       for (int e = 0; e < 4; ++e) {
         const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
-        float v = fmaf(s[j][e] * rf[i], sKs[col], sKz[col] * rq[i]);
+        float v = fmaf(s[j][e] * rf[i], ks[col], kz[col] * rq[i]);
         const bool dead = col >= cnt || rTok[i] < 0 ||
                           (causal && chunkBase + col > rTok[i]);
         v = dead ? negInf() : v;
@@ -391,10 +514,15 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
         const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
         const float p = isNegInf(s[j][e]) ? 0.f : exp2Fast(s[j][e] - m[i]);
         l[i] += p;
-        zb[i] = fmaf(p, sVz[col], zb[i]);
-        s[j][e] = p * sVs[col];
+        zb[i] = fmaf(p, vz[col], zb[i]);
+        s[j][e] = p * vsc[col];
       }
     }
+    // Lane l addresses row l % 8 of matrix l / 8: token 16kv + 8((l / 8) % 2)
+    // + l % 8, coordinates 8(j + l / 16): transposed, the B fragments of
+    // output tiles j and j + 1.
+    const uint16_t *vRow =
+        bufV + ((lane & 7) + ((lane >> 3) & 1) * 8) * KP + (lane >> 4) * 8;
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv) {
       const uint32_t pa[4] = {packHalf2(s[2 * kv][0], s[2 * kv][1]),
@@ -402,93 +530,29 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
                               packHalf2(s[2 * kv + 1][0], s[2 * kv + 1][1]),
                               packHalf2(s[2 * kv + 1][2], s[2 * kv + 1][3])};
       TQ_UNROLL
-      for (int j = 0; j < OT; ++j) {
-        const uint16_t *vp = sVt + (j * 8 + g) * VP + kv * 16 + 2 * t;
-        const uint32_t bb[2] = {*reinterpret_cast<const uint32_t *>(vp),
-                                *reinterpret_cast<const uint32_t *>(vp + 8)};
-        mmaF16(o[j], pa, bb);
+      for (int j = 0; j < OT; j += 2) {
+        uint32_t r4[4];
+        ldmatrixX4Trans(r4, vRow + kv * 16 * KP + j * 8);
+        const uint32_t b0[2] = {r4[0], r4[1]}, b1[2] = {r4[2], r4[3]};
+        mmaF16(o[j], pa, b0);
+        mmaF16(o[j + 1], pa, b1);
       }
     }
   };
 
-  // --- Prefix tiles from the cache. ---
-  const int32_t *table = a.block_tables + int64_t(b) * a.block_table_stride;
-  for (int s0 = 0; s0 < P; s0 += BN) {
-    const int cnt = minInt(BN, P - s0);
-    for (int u = tid; u < Pl::kUnits; u += NT) {
-      const int nn = u % BN, c = u / BN;
-      float xk[8], xv[8];
-      if (nn < cnt) {
-        const int tokn = s0 + nn;
-        const uint8_t *region =
-            a.cache + int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
-            int64_t(kvh) * Spec::kHeadStride;
-        const int pos = tokn % Spec::kBlockSize;
-        dequantUnit<KInfo>(region, pos, c, sLevK, xk);
-        dequantUnit<VInfo>(region, pos, c, sLevV, xv);
-      } else {
-        TQ_UNROLL
-        for (int i = 0; i < 8; ++i)
-          xk[i] = xv[i] = 0.f;
-      }
-      storeHalves8(sK + nn * KP + c * 8, xk);
-      TQ_UNROLL
-      for (int i = 0; i < 8; ++i)
-        sVt[(c * 8 + i) * VP + nn] = uint16_t(floatToF16Bits(xv[i]));
-    }
-    for (int nn = tid; nn < BN; nn += NT) {
-      float ks = 0.f, kz = 0.f, vs = 0.f, vz = 0.f;
-      if (nn < cnt) {
-        const int tokn = s0 + nn;
-        const uint8_t *region =
-            a.cache + int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
-            int64_t(kvh) * Spec::kHeadStride;
-        const int pos = tokn % Spec::kBlockSize;
-        tokenScalars<KInfo>(region, pos, ks, kz);
-        tokenScalars<VInfo>(region, pos, vs, vz);
-      }
-      sKs[nn] = ks, sKz[nn] = kz, sVs[nn] = vs, sVz[nn] = vz;
-    }
-    barrier();
-    attendTile(cnt, false, 0);
+  // --- The pipeline: tile i + 1 in flight while tile i is computed. ---
+  if (numTiles > 0) {
+    issue(0);
+    stage(0);
     barrier();
   }
-
-  // --- Chunk tiles from the workspace, causal. ---
-  if (haveChunk) {
-    const int upto = tok0 + ntok; // chunk tokens the CTA's rows can see
-    const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
-    const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
-    const float *wks = ChunkWs<Spec>::scales(a, false);
-    const float *wvs = ChunkWs<Spec>::scales(a, true);
-    constexpr int H = Spec::kNumKVHeads;
-    for (int s0 = 0; s0 < upto; s0 += BN) {
-      const int cnt = minInt(BN, upto - s0);
-      for (int u = tid; u < Pl::kUnits; u += NT) {
-        const int nn = u % BN, c = u / BN;
-        u32x4 kw = {0u, 0u, 0u, 0u}, vw = {0u, 0u, 0u, 0u};
-        if (nn < cnt) {
-          const int64_t at = (int64_t(row0 + s0 + nn) * H + kvh) * D + c * 8;
-          kw = *reinterpret_cast<const u32x4 *>(wk + at);
-          vw = *reinterpret_cast<const u32x4 *>(wv + at);
-        }
-        *reinterpret_cast<u32x4 *>(sK + nn * KP + c * 8) = kw;
-        const uint32_t vv[4] = {vw.x, vw.y, vw.z, vw.w};
-        TQ_UNROLL
-        for (int i = 0; i < 8; ++i)
-          sVt[(c * 8 + i) * VP + nn] = uint16_t(vv[i / 2] >> (16 * (i % 2)));
-      }
-      for (int nn = tid; nn < BN; nn += NT) {
-        const bool in = nn < cnt;
-        const int64_t at = int64_t(row0 + s0 + nn) * H + kvh;
-        sKs[nn] = in ? wks[at] : 0.f;
-        sVs[nn] = in ? wvs[at] : 0.f;
-        sKz[nn] = 0.f, sVz[nn] = 0.f;
-      }
-      barrier();
-      attendTile(cnt, true, s0);
-      barrier();
-    }
+  for (int i = 0; i < numTiles; ++i) {
+    if (i + 1 < numTiles)
+      issue(i + 1);
+    attendTile(i & 1, tileCount(i), i >= prefixTiles, tileStart(i));
+    if (i + 1 < numTiles)
+      stage(i + 1);
+    barrier();
   }
 
   // --- Epilogue: normalize, zero-point term, un-rotate, write. ---

@@ -415,6 +415,40 @@ TQ_INLINE uint32_t transpose8x8b16(uint32_t x) {
   return r;
 }
 
+/* Four 8x8 matrices of 16-bit elements from shared memory
+ * (ldmatrix.m8n8.x4): lane l gives the 16-byte-aligned address of row l % 8
+ * of matrix l / 8; r[i] receives matrix i in the mma fragment layout (lane
+ * l: row l / 4, elements 2(l % 4) and 2(l % 4) + 1, the lower in the low
+ * half). The .trans form delivers the transposed matrices. */
+TQ_INLINE void ldmatrixX4(uint32_t (&r)[4], const void *row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(uint32_t(__cvta_generic_to_shared(row))));
+}
+TQ_INLINE void ldmatrixX4Trans(uint32_t (&r)[4], const void *row) {
+  asm volatile(
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+      : "r"(uint32_t(__cvta_generic_to_shared(row))));
+}
+
+/* Asynchronous 16-byte copies global -> shared (cp.async, sm_80+): commit
+ * closes the thread's group of copies issued so far; wait<N> returns when at
+ * most N of its groups are still in flight (a barrier then publishes the
+ * data to the CTA). */
+TQ_INLINE void copyAsync16(void *smem, const void *gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                   uint32_t(__cvta_generic_to_shared(smem))),
+               "l"(gmem)
+               : "memory");
+}
+TQ_INLINE void copyAsyncCommit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> TQ_INLINE void copyAsyncWait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 /* Byte i of the result is byte ((sel >> 4i) & 7) of the 8-byte value
  * (hi:lo); the selector nibbles' bit 3 must be clear. */
 TQ_INLINE uint32_t bytePerm(uint32_t lo, uint32_t hi, uint32_t sel) {

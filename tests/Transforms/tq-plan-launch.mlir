@@ -29,7 +29,7 @@
 // Extend: one plan for every bucket, a CTA = the 4 heads of a KV head over
 // 16 chunk tokens (4 warps of 16 rows); the grid covers any batch of chunks
 // within max_tokens rows.
-// CHECK: tq.kernel @extend extend launch #tq.launch<block_n = 64, splits = 1, warps = 4, heads_per_cta = 4, stages = 1, grid = ["query_tiles", "num_kv_heads", "1"]>
+// CHECK: tq.kernel @extend extend launch #tq.launch<block_n = 32, splits = 1, warps = 4, heads_per_cta = 4, stages = 1, grid = ["query_tiles", "num_kv_heads", "1"]>
 // CHECK: %[[E:.*]] = tq.attention extend
 // CHECK: tq.rotate inverse {{.*}} %[[E]]
 
@@ -58,7 +58,7 @@ tq.spec "k4v2"
 // CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 6,{{.*}}tq.buckets = [1, 2, 4, 8]
 // Extend holds all 12 heads over whole tokens: 16·warps rows divisible by
 // 12 takes 3 warps (4 tokens x 12 heads).
-// CHECK: tq.kernel @extend extend launch #tq.launch<block_n = 64, splits = 1, warps = 3, heads_per_cta = 12,
+// CHECK: tq.kernel @extend extend launch #tq.launch<block_n = 32, splits = 1, warps = 3, heads_per_cta = 12,
 // ONE-LABEL: module attributes
 // SMALL-LABEL: module attributes
 tq.spec "k3v4" {num_q_heads = 24 : i64, num_kv_heads = 2 : i64}

@@ -110,9 +110,9 @@ cl::opt<int> planWarps("warps", cl::init(4),
                        cl::desc("warps per decode CTA (1..16)"),
                        cl::cat(tqcCategory));
 cl::opt<int> planExtendBlockN(
-    "extend-block-n", cl::init(64),
+    "extend-block-n", cl::init(0),
     cl::desc("tokens per key/value tile of the extend kernel (16..128, a "
-             "multiple of 16)"),
+             "multiple of 16; default 32)"),
     cl::cat(tqcCategory));
 cl::opt<int> planExtendWarps(
     "extend-warps", cl::init(4),

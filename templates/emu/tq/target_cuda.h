@@ -184,6 +184,24 @@ inline uint32_t transpose8x8b16(uint32_t x) {
     out = el(2 * c, r) | (el(2 * c + 1, r) << 16); });
   return out;
 }
+// ldmatrix: every lane's row address goes round the warp; lane l takes
+// its fragment word of each matrix (row l/4, elements 2(l%4), 2(l%4)+1, or
+// of the transpose).
+template <bool TRANS> inline void ldmatrixGeneric(uint32_t (&r)[4], const void *row) {
+  chkAlign(row, 16); uint64_t m = (uintptr_t)row; int lane = laneIndex(), a = lane >> 2, b = lane & 3;
+  emu::exchange(&m, 1, [&](uint64_t (*in)[12]) {
+    for (int i = 0; i < 4; ++i) {
+      auto el = [&](int rr, int cc) { uint16_t v; memcpy(&v, (const uint8_t *)(uintptr_t)in[8 * i + rr][0] + 2 * cc, 2); return uint32_t(v); };
+      r[i] = TRANS ? el(2 * b, a) | (el(2 * b + 1, a) << 16) : el(a, 2 * b) | (el(a, 2 * b + 1) << 16);
+    } });
+}
+inline void ldmatrixX4(uint32_t (&r)[4], const void *row) { ldmatrixGeneric<false>(r, row); }
+inline void ldmatrixX4Trans(uint32_t (&r)[4], const void *row) { ldmatrixGeneric<true>(r, row); }
+// cp.async: the copy happens at once (the kernels wait and barrier before
+// reading, which the emulator's order makes trivially true).
+inline void copyAsync16(void *smem, const void *gmem) { chkAlign(smem, 16); chkAlign(gmem, 16); memcpy(smem, gmem, 16); }
+inline void copyAsyncCommit() {}
+template <int N> inline void copyAsyncWait() {}
 inline uint32_t bytePerm(uint32_t lo, uint32_t hi, uint32_t sel) {
   uint64_t v = lo | (uint64_t(hi) << 32); uint32_t r = 0;
   for (int i = 0; i < 4; ++i) { int s = (sel >> (4 * i)) & 15; if (s & 8) abort(); r |= uint32_t((v >> (8 * s)) & 0xff) << (8 * i); }

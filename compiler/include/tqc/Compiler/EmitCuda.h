@@ -24,6 +24,9 @@ struct KernelEntry {
   std::string function, spec, warpsMember;
   /// Chunk tokens per CTA (extend; its grid's query_tiles), else 0.
   int tileTokens = 0;
+  /// CTAs per SM the compiler must fit (__launch_bounds__'s second
+  /// argument: a register cap), 0 for none.
+  int minBlocks = 0;
   /// The kernel starts with griddepcontrol.wait (decode on
   /// sm_90+), so the runtime may launch it with programmatic stream
   /// serialization (manifest "programmatic_launch").

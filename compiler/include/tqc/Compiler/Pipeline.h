@@ -27,7 +27,7 @@ struct CompileRequest {
   int64_t splits = 0; ///< 0: chosen per batch bucket
   int64_t smCount = 0; ///< 0: the arch's usual count
   int64_t warps = 4;
-  int64_t extendBlockN = 64; ///< the extend kernel's key/value tile
+  int64_t extendBlockN = 0; ///< extend's key/value tile (0: 32)
   int64_t extendWarps = 4;   ///< its warps (16 query rows each)
 };
 

@@ -127,9 +127,18 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     `head_groups·B·s <= 2·4·sm-count` (two waves of CTAs at 4 resident
     decode CTAs per SM), at least 1;
     `splits` fixes one value for every bucket. The store kernel gets one
-    plan. Grids use plan-time quantities only:
+    plan (ceil(num_kv_heads / 4) warps: a token-head per 8 lanes; QJL keys
+    a warp each, at most 4 warps). The extend kernel gets one plan for
+    every bucket: `extend-block-n` tokens per key/value tile (default 32)
+    and `extend-warps` warps of 16 query rows, the rows being a KV head's G
+    query heads over 16·warps/G consecutive chunk tokens (`heads_per_cta` =
+    G; when G does not divide 16·warps the nearest warp count that makes it
+    divide, fewer first; none in 1..8: no extend kernel, and the module's
+    `tq.extend_note` says why). Grids use plan-time quantities only:
       store   `[max_tokens, 1, 1]`
       decode  `[head_groups, max_batch, splits]`
+      extend  `[query_tiles, num_kv_heads, 1]` (query_tiles =
+              ceil(max_tokens / tile_tokens) + max_batch)
     The combine kernel folds into every decode (its body, the output's
     un-rotation, moves into it): the decode merges its own splits, in the
     CTA that finishes a sequence's last split, so a decode step is one
@@ -154,9 +163,10 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     ListOption<"buckets", "buckets", "int64_t",
                "batch buckets (max_batch values, ascending); default "
                "1,2,4,8,16,32,64,128,256">,
-    Option<"extendBlockN", "extend-block-n", "int64_t", /*default=*/"64",
+    Option<"extendBlockN", "extend-block-n", "int64_t", /*default=*/"0",
            "tokens per key/value tile of the extend kernel (16..128, a "
-           "multiple of 16)">,
+           "multiple of 16; 0: 32, two tiles of which fit 48 KiB of shared "
+           "memory at head_dim 128)">,
     Option<"extendWarps", "extend-warps", "int64_t", /*default=*/"4",
            "warps (16 query rows each) per extend CTA (1..8)">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
