@@ -18,7 +18,7 @@
 #define __global__
 #define __constant__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define TQ_DEVICE
 #define TQ_INLINE inline
