@@ -34,8 +34,6 @@ import torch.nn.functional as F
 
 warnings.filterwarnings("ignore", category=UserWarning)  # SDPA's backend probing
 
-BLOCK = 16
-
 
 def median_us(fn, reps):
     start = torch.cuda.Event(enable_timing=True)
@@ -78,7 +76,9 @@ def flops(hq, d, pairs):
 def run_case(tqrt, bundle_dir, P, C, reps, gen):
     bundle = tqrt.Bundle.from_dir(bundle_dir)
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
-    preset = json.load(open(f"{bundle_dir}/manifest.json"))["spec"]["preset"]
+    spec = json.load(open(f"{bundle_dir}/manifest.json"))["spec"]
+    preset, BLOCK = spec["preset"], spec["block_size"]
+    preset += "" if BLOCK == 16 else f"/bs{BLOCK}"
     plan = bundle.plan(max_batch=1, max_tokens=C)
     blocks = math.ceil((P + C) / BLOCK)
     cache = bundle.allocate_cache(num_blocks=blocks)
