@@ -251,20 +251,14 @@ std::string extendUnsupported(const KernelConfig &c) {
 }
 
 /// Shared memory of an extend CTA (extend.h ExtendPlan: the union of the
-/// query staging, two key+value tiles and the output staging, the raw
-/// prefix blocks' staging, plus scalars).
+/// query staging, two key+value tiles and the output staging, plus
+/// scalars).
 int64_t extendSharedBytes(const KernelConfig &c) {
   const int64_t d = c.headDim, bn = c.extend.blockN,
                 rows = 16 * c.extend.warps;
   const int64_t q = rows * (d + 8) * 2, tiles = 2 * 2 * bn * (d + 8) * 2,
                 out = rows * (d + 4) * 4;
-  // Prefix tiles of whole blocks stage their raw blocks (kStageRegions).
-  const int64_t bs = c.blockSize, region = c.layout.headStride;
-  const int64_t raw =
-      bs <= bn && bn % bs == 0 && region % 16 == 0 && c.layout.blockStride % 16 == 0
-          ? bn / bs * region
-          : 16;
-  return std::max({q, tiles, out}) + raw + 2048;
+  return std::max({q, tiles, out}) + 2048;
 }
 
 } // namespace

@@ -89,17 +89,6 @@ template <class Spec> struct ExtendPlan {
   static constexpr int kUnits = BN * kUnitsPerRow;
   static constexpr int kUnitsPerThread = (kUnits + NT - 1) / NT;
 
-  /* Prefix tiles of whole blocks (block_size divides the tile) copy their
-   * blocks' raw regions (a head's slice of a block: every field of its
-   * tokens, contiguous in the native layout) with cp.async into one staging
-   * buffer while the warps compute, and dequantize from there; otherwise
-   * each thread loads its units' codes into registers. */
-  static constexpr bool kStageRegions =
-      Spec::kBlockSize <= BN && BN % Spec::kBlockSize == 0 &&
-      Spec::kHeadStride % 16 == 0 && Spec::kBlockStride % 16 == 0;
-  static constexpr int kRawBytes =
-      kStageRegions ? BN / Spec::kBlockSize * int(Spec::kHeadStride) : 16;
-
   static constexpr bool kKeyOk =
       !KInfo::kQjl && (KInfo::kQuant == TQ_QUANT_LLOYD_MAX ||
                        KInfo::kQuant == TQ_QUANT_UNIFORM ||
@@ -120,7 +109,7 @@ template <class Spec> struct ExtendPlan {
   static_assert(BN <= NT, "a thread per token for the tile's scalars");
   static_assert(kKSteps % 2 == 0 && kOTiles % 2 == 0,
                 "ldmatrix.x4 pairs of k steps and of output tiles");
-  static_assert(kUnionBytes + kRawBytes + 2048 <= 48 * 1024,
+  static_assert(kUnionBytes + 2048 <= 48 * 1024,
                 "extend: tiles exceed 48 KiB of static shared memory");
 };
 
@@ -280,7 +269,6 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   const bool haveChunk = a.key != nullptr;
 
   TQ_SHARED u32x4 sRaw[Pl::kUnionBytes / 16];
-  TQ_SHARED u32x4 sRegions[Pl::kRawBytes / 16]; // a prefix tile's raw blocks
   TQ_SHARED float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
   TQ_SHARED float sRowF[kRows], sRowQs[kRows];
   TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
@@ -397,18 +385,7 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   auto issue = [&](int i) {
     const int s0 = tileStart(i), cnt = tileCount(i);
     uint16_t *bufK = sTile + (i & 1) * Pl::kBufHalves, *bufV = bufK + BN * KP;
-    if (i < prefixTiles && Pl::kStageRegions) {
-      // The tile's blocks, whole: kHeadStride bytes each from the cache.
-      constexpr int kPer = int(Spec::kHeadStride) / 16;
-      for (int u = tid; u < Pl::kRawBytes / 16; u += NT) {
-        const int blk = u / kPer;
-        if (s0 + blk * Spec::kBlockSize < P)
-          copyAsync16(sRegions + u,
-                      cacheRegion(s0 + blk * Spec::kBlockSize) +
-                          16 * (u % kPer));
-      }
-      copyAsyncCommit();
-    } else if (i < prefixTiles) {
+    if (i < prefixTiles) {
       TQ_UNROLL
       for (int k = 0; k < UPT; ++k) {
         const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
@@ -455,37 +432,7 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   auto stage = [&](int i) {
     const int buf = i & 1;
     uint16_t *bufK = sTile + buf * Pl::kBufHalves, *bufV = bufK + BN * KP;
-    if (i < prefixTiles && Pl::kStageRegions) {
-      copyAsyncWait<0>();
-      barrier(); // every thread's copies, before anyone reads them
-      const int cnt = tileCount(i);
-      const uint8_t *raw = reinterpret_cast<const uint8_t *>(sRegions);
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= Pl::kUnits)
-          break;
-        uint32_t wk2[2] = {0u, 0u}, wv2[2] = {0u, 0u};
-        if (nn < cnt) {
-          const uint8_t *region =
-              raw + (nn / Spec::kBlockSize) * int(Spec::kHeadStride);
-          loadUnitCodes<KInfo>(region, nn % Spec::kBlockSize, c, wk2);
-          loadUnitCodes<VInfo>(region, nn % Spec::kBlockSize, c, wv2);
-        }
-        float xk[8], xv[8];
-        unitValues<KInfo>(wk2, sLevK, xk);
-        unitValues<VInfo>(wv2, sLevV, xv);
-        storeHalves8(bufK + nn * KP + c * 8, xk);
-        storeHalves8(bufV + nn * KP + c * 8, xv);
-      }
-      pks = pkz = pvs = pvz = 0.f;
-      if (tid < cnt) {
-        const uint8_t *region =
-            raw + (tid / Spec::kBlockSize) * int(Spec::kHeadStride);
-        tokenScalars<KInfo>(region, tid % Spec::kBlockSize, pks, pkz);
-        tokenScalars<VInfo>(region, tid % Spec::kBlockSize, pvs, pvz);
-      }
-    } else if (i < prefixTiles) {
+    if (i < prefixTiles) {
       TQ_UNROLL
       for (int k = 0; k < UPT; ++k) {
         const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
