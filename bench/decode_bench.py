@@ -38,6 +38,15 @@ L2_BYTES = 60 << 20
 BLOCK = 16
 
 
+def environment():
+    """The GPU, torch, CUDA and driver a result was measured with."""
+    return dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+                cuda=torch.version.cuda,
+                driver=subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                                       "--format=csv,noheader"], capture_output=True,
+                                      text=True).stdout.strip())
+
+
 def median_us(graph, replicas, reps):
     """Median time of one decode: replay a graph of `replicas` launches."""
     start = torch.cuda.Event(enable_timing=True)
@@ -224,11 +233,7 @@ def main():
 
     gen = torch.Generator(device="cuda")
     gen.manual_seed(0)
-    env = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
-               cuda=torch.version.cuda,
-               driver=subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                                      "--format=csv,noheader"], capture_output=True,
-                                     text=True).stdout.strip())
+    env = environment()
     results = []
     print(f"# {env}")
     hdr = f"{'preset':<10} {'B':>3} {'L':>6} {'us':>9} {'GB/s':>7} {'%4.6T':>6} {'SDPA us':>9} {'x SDPA':>7}  check"

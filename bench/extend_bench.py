@@ -24,13 +24,14 @@ import argparse
 import json
 import math
 import statistics
-import subprocess
 import sys
 
 import warnings
 
 import torch
 import torch.nn.functional as F
+
+import decode_bench  # the environment line shared by the benchmarks
 
 warnings.filterwarnings("ignore", category=UserWarning)  # SDPA's backend probing
 
@@ -160,11 +161,7 @@ def main():
 
     gen = torch.Generator(device="cuda")
     gen.manual_seed(0)
-    env = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
-               cuda=torch.version.cuda,
-               driver=subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                                      "--format=csv,noheader"], capture_output=True,
-                                     text=True).stdout.strip())
+    env = decode_bench.environment()
     print(f"# {env}")
     print(f"{'preset':<7} {'prefix':>6} {'chunk':>6} {'tqc us':>9} {'TFLOP/s':>8} "
           f"{'SDPA us':>9} {'TFLOP/s':>8} {'x SDPA':>7} {'store us':>9} {'store/SDPA':>10}  check")

@@ -502,6 +502,16 @@ class Plan:
             value.data_ptr(), value.stride(0), value.stride(1),
             cache.data_ptr(), cache.numel(), slot_mapping.data_ptr(), n, stream))
 
+    def _query_of(self, torch, query, shape):
+        """The launch dtype and device of a query tensor [rows, num_q_heads,
+        head_dim] (`shape` names the rows in errors), checked."""
+        b = self.bundle
+        dtype = _dtype_code(torch, query, "query")
+        device = self._device_of(torch, query, "query")
+        _expect_shape(query, "query", (None, b.num_q_heads, b.head_dim), shape)
+        _expect(query.stride(-1) == 1, "query's last dimension must be contiguous")
+        return dtype, device
+
     def decode(self, query, cache, block_tables, seq_lens, out=None, workspace=None,
                scale=0.0, batch=None, stream=None):
         """Attention of query [batch, num_q_heads, head_dim] over each
@@ -511,11 +521,7 @@ class Plan:
         scale 0 means the manifest's softmax_scale."""
         torch = _torch()
         b = self.bundle
-        dtype = _dtype_code(torch, query, "query")
-        device = self._device_of(torch, query, "query")
-        _expect_shape(query, "query", (None, b.num_q_heads, b.head_dim),
-                      "[batch, num_q_heads, head_dim]")
-        _expect(query.stride(-1) == 1, "query's last dimension must be contiguous")
+        dtype, device = self._query_of(torch, query, "[batch, num_q_heads, head_dim]")
         rows = query.shape[0] if batch is None else int(batch)
         _expect(rows <= query.shape[0], f"batch {rows} is above query's {query.shape[0]} rows")
         if out is None:
@@ -570,11 +576,7 @@ class Plan:
         scale 0 means the manifest's softmax_scale."""
         torch = _torch()
         b = self.bundle
-        dtype = _dtype_code(torch, query, "query")
-        device = self._device_of(torch, query, "query")
-        _expect_shape(query, "query", (None, b.num_q_heads, b.head_dim),
-                      "[total, num_q_heads, head_dim]")
-        _expect(query.stride(-1) == 1, "query's last dimension must be contiguous")
+        dtype, device = self._query_of(torch, query, "[total, num_q_heads, head_dim]")
         _expect((key is None) == (value is None),
                 "key and value must be both tensors (attend to the chunk too) or "
                 "both None (the prefix only)")

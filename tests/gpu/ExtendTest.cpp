@@ -55,43 +55,14 @@ void Extend::run(tqrt_dtype dtype, bool withChunk) {
   for (int b = 0; b < batch; ++b)
     cu[b + 1] = cu[b] + chunk[b];
   const int total = cu[batch], maxTokens = total + 5;
-  const int maxBlocksPerSeq =
-      *std::max_element(prefix.begin(), prefix.end()) / kBlockSize + 2;
-  int numBlocks = 3;
-  for (int32_t p : prefix)
-    numBlocks += (p + kBlockSize - 1) / kBlockSize;
-  const int64_t cacheBytes = codec_->cacheBytes(numBlocks);
   std::mt19937_64 rng(5 + d * 11 + hq);
   std::normal_distribution<double> normal;
-  std::uniform_int_distribution<int> byte(0, 255);
-
-  std::vector<int32_t> physical(numBlocks);
-  std::iota(physical.begin(), physical.end(), 0);
-  std::shuffle(physical.begin(), physical.end(), rng);
-  std::vector<int32_t> table(size_t(maxBatch) * maxBlocksPerSeq,
-                             numBlocks - 1);
-  int next = 0;
-  for (int b = 0; b < batch; ++b)
-    for (int i = 0; i < (prefix[b] + kBlockSize - 1) / kBlockSize; ++i)
-      table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
-
-  // The prefix: garbage cache, then every prefix token by the host codec.
-  std::vector<uint8_t> cache(cacheBytes);
-  for (uint8_t &c : cache)
-    c = uint8_t(byte(rng));
-  std::vector<float> k(d), v(d);
-  for (int b = 0; b < batch; ++b)
-    for (int t = 0; t < prefix[b]; ++t)
-      for (int h = 0; h < hkv; ++h) {
-        for (int i = 0; i < d; ++i) {
-          k[i] = float(tqc::roundToBf16((0.5 + t % 5) * normal(rng)));
-          v[i] = float(tqc::roundToBf16((0.5 + t % 3) * normal(rng) + 0.25));
-        }
-        codec_->encodeTokenHead(
-            k.data(), v.data(), cache.data(),
-            table[size_t(b) * maxBlocksPerSeq + t / kBlockSize],
-            t % kBlockSize, h);
-      }
+  // The prefix: garbage cache, every prefix token by the host codec.
+  const PagedCache pc = makePagedCache(*codec_, prefix, maxBatch, rng);
+  const std::vector<uint8_t> &cache = pc.bytes;
+  const std::vector<int32_t> &table = pc.table;
+  const int maxBlocksPerSeq = pc.maxBlocksPerSeq;
+  const int64_t cacheBytes = int64_t(cache.size());
 
   // Queries (rows padded) and the chunk's keys/values, in the launch dtype.
   const int64_t qStride = int64_t(hq) * d + 64, kvStride = int64_t(hkv) * d;

@@ -156,46 +156,15 @@ void Decode::runDecode(tqrt_dtype dtype, std::vector<int32_t> lens,
   // split's share, and a row beyond `batch` that must stay untouched.
   const int batch = int(lens.size());
   const int rows = std::max(batch, maxBatch); // host/device buffer rows
-  const int maxBlocksPerSeq =
-      *std::max_element(lens.begin(), lens.end()) / kBlockSize + 2;
-  int numBlocks = 0;
-  for (int32_t l : lens)
-    numBlocks += (l + kBlockSize - 1) / kBlockSize;
-  numBlocks += 3; // never referenced, filled with garbage
-  const int64_t cacheBytes = codec_->cacheBytes(numBlocks);
   std::mt19937_64 rng(99 + d * 7 + hq);
   std::normal_distribution<double> normal;
-  std::uniform_int_distribution<int> byte(0, 255);
-
-  // Shuffled block tables; unused entries point at garbage blocks.
-  std::vector<int32_t> physical(numBlocks);
-  std::iota(physical.begin(), physical.end(), 0);
-  std::shuffle(physical.begin(), physical.end(), rng);
-  std::vector<int32_t> table(size_t(rows) * maxBlocksPerSeq,
-                             numBlocks - 1);
-  int next = 0;
-  for (int b = 0; b < batch; ++b)
-    for (int i = 0; i < (lens[b] + kBlockSize - 1) / kBlockSize; ++i)
-      table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
-
-  // The cache: garbage everywhere, then every real token encoded by the
-  // host codec (so decode is tested apart from the store kernel).
-  std::vector<uint8_t> cache(cacheBytes);
-  for (uint8_t &c : cache)
-    c = uint8_t(byte(rng));
-  std::vector<float> k(d), v(d);
-  for (int b = 0; b < batch; ++b)
-    for (int t = 0; t < lens[b]; ++t)
-      for (int h = 0; h < kNumKVHeads; ++h) {
-        double ks = 0.5 + (t % 5), vs = 0.5 + (t % 3);
-        for (int i = 0; i < d; ++i) {
-          k[i] = float(tqc::roundToBf16(ks * normal(rng)));
-          v[i] = float(tqc::roundToBf16(vs * normal(rng) + 0.25));
-        }
-        int32_t block = table[size_t(b) * maxBlocksPerSeq + t / kBlockSize];
-        codec_->encodeTokenHead(k.data(), v.data(), cache.data(), block,
-                                t % kBlockSize, h);
-      }
+  // Shuffled block tables (unused entries point at garbage blocks), every
+  // real token encoded by the host codec.
+  const PagedCache pc = makePagedCache(*codec_, lens, rows, rng);
+  const std::vector<uint8_t> &cache = pc.bytes;
+  const std::vector<int32_t> &table = pc.table;
+  const int maxBlocksPerSeq = pc.maxBlocksPerSeq;
+  const int64_t cacheBytes = int64_t(cache.size());
 
   // Queries in the launch dtype; rows padded to check strided writes.
   const int64_t rowStride = int64_t(hq) * d + 64;

@@ -20,6 +20,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -130,6 +133,57 @@ protected:
   tqc::CacheSpec spec_;
   std::unique_ptr<tqc::HostCodec> codec_;
 };
+
+/// A paged cache holding lens[b] tokens of each of `rows` table rows (rows
+/// beyond lens are filler): shuffled physical blocks, 3 spare ones never
+/// referenced but as filler, garbage bytes everywhere, then every real
+/// token-head encoded by the host codec from random bf16 keys and values
+/// (key scale 0.5 + t mod 5, value scale 0.5 + t mod 3 plus 0.25), so the
+/// kernels that read it are tested apart from the store kernel.
+struct PagedCache {
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> table; ///< [rows][maxBlocksPerSeq]
+  int maxBlocksPerSeq = 0;
+};
+inline PagedCache makePagedCache(const tqc::HostCodec &codec,
+                                 const std::vector<int32_t> &lens, int rows,
+                                 std::mt19937_64 &rng) {
+  const int d = codec.spec().headDim;
+  PagedCache pc;
+  pc.maxBlocksPerSeq =
+      *std::max_element(lens.begin(), lens.end()) / kBlockSize + 2;
+  int numBlocks = 3;
+  for (int32_t l : lens)
+    numBlocks += (l + kBlockSize - 1) / kBlockSize;
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<int32_t> physical(numBlocks);
+  std::iota(physical.begin(), physical.end(), 0);
+  std::shuffle(physical.begin(), physical.end(), rng);
+  pc.table.assign(size_t(rows) * pc.maxBlocksPerSeq, numBlocks - 1);
+  int next = 0;
+  for (size_t b = 0; b < lens.size(); ++b)
+    for (int i = 0; i < (lens[b] + kBlockSize - 1) / kBlockSize; ++i)
+      pc.table[b * pc.maxBlocksPerSeq + i] = physical[next++];
+  pc.bytes.resize(codec.cacheBytes(numBlocks));
+  for (uint8_t &c : pc.bytes)
+    c = uint8_t(byte(rng));
+  std::vector<float> k(d), v(d);
+  for (size_t b = 0; b < lens.size(); ++b)
+    for (int t = 0; t < lens[b]; ++t)
+      for (int h = 0; h < codec.spec().numKVHeads; ++h) {
+        const double ks = 0.5 + (t % 5), vs = 0.5 + (t % 3);
+        for (int i = 0; i < d; ++i) {
+          k[i] = float(tqc::roundToBf16(ks * normal(rng)));
+          v[i] = float(tqc::roundToBf16(vs * normal(rng) + 0.25));
+        }
+        codec.encodeTokenHead(
+            k.data(), v.data(), pc.bytes.data(),
+            pc.table[b * pc.maxBlocksPerSeq + t / kBlockSize], t % kBlockSize,
+            h);
+      }
+  return pc;
+}
 
 } // namespace tqc_gpu_test
 
