@@ -7,6 +7,13 @@ best fixed plan measured at that very point. Prints a table and the share of
 points within the tolerance (issue 5/9: 3 % on >= 90 % of points).
 
   python3 bench/tuner_quality.py timings.csv tune.json [--tolerance 0.03]
+  python3 bench/tuner_quality.py timings.csv --hindsight
+
+--hindsight needs no database: per bucket it picks, from the same table, the
+one plan within the tolerance at the most of the bucket's lengths (ties: the
+smallest worst ratio), the best any fixed plan could do with the lengths
+known in advance, and scores it the same way: the ceiling a tuner can reach
+with this kernel.
 """
 import argparse
 import csv
@@ -19,7 +26,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("timings", help="timings.csv of an exhaustive tqc autotune run")
-    ap.add_argument("database", help="the tqc.tuning database whose plans are judged")
+    ap.add_argument("database", nargs="?",
+                    help="the tqc.tuning database whose plans are judged")
+    ap.add_argument("--hindsight", action="store_true",
+                    help="judge the minimax fixed plan per bucket instead")
     ap.add_argument("--preset", default="k3v4")
     ap.add_argument("--tolerance", type=float, default=0.03)
     args = ap.parse_args()
@@ -33,9 +43,21 @@ def main():
         point = (int(row["bucket"]), int(row["length"]))
         times.setdefault(point, {})[tuple(int(row[k]) for k in key)] = us
     tuned = {}
-    for e in json.load(open(args.database))["entries"]:
-        if e["preset"] == args.preset:
-            tuned[e["bucket"]] = tuple(e["plan"][k] for k in key)
+    if args.hindsight:
+        for b in sorted({p[0] for p in times}):
+            points = [p for p in times if p[0] == b]
+            common = set.intersection(*(set(times[p]) for p in points))
+            best = {p: min(times[p].values()) for p in points}
+            ratios = lambda plan: [times[p][plan] / best[p] for p in points]
+            tuned[b] = min(sorted(common), key=lambda plan: (
+                -sum(r <= 1 + args.tolerance for r in ratios(plan)),
+                max(ratios(plan))))
+    elif args.database:
+        for e in json.load(open(args.database))["entries"]:
+            if e["preset"] == args.preset:
+                tuned[e["bucket"]] = tuple(e["plan"][k] for k in key)
+    else:
+        ap.error("give a tuning database or --hindsight")
 
     good = total = 0
     print(f"{'B':>4} {'L':>7} {'tuned us':>9} {'best us':>9} {'ratio':>6}  tuned plan -> best plan")
