@@ -4,9 +4,9 @@
  * Spec::kStoreWarps warps. One CTA per token; a group of G lanes compresses
  * one token-head (its key, then its value): lane gl of the group holds
  * coordinates [gl·E, gl·E + E), E = head_dim/G, and the rotation is a group
- * FWHT (rotate.h). G = 8 (4 token-heads per warp at once), so the chains of
- * shuffles (rotation, norms, min/max) are 3 deep instead of 5 and four of
- * them overlap; with a float32 warp per token-head the store ran at 15 % of
+ * FWHT (rotate.h). G = head_dim / 16 (at head_dim 128: 8 lanes, 4
+ * token-heads per warp at once), so the chains of shuffles (rotation, norms,
+ * min/max) are 3 deep instead of 5 and four of them overlap; with a float32 warp per token-head the store ran at 15 % of
  * bandwidth, latency-bound at full occupancy (bench/results/
  * 2026-11-30-session5-h200). QJL keys keep G = 32 (their sign sketch is one
  * ballot per 32 rows). The groups of the CTA take the KV heads in turn;
@@ -372,11 +372,12 @@ TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
     storeElements<Spec, IsKey, G>(x, region, pos, codes, live);
 }
 
-/* Lanes per token-head (header comment): 8, or a warp for QJL keys; at most
- * head_dim / 8 so a lane holds at least 8 coordinates (whole code bytes). */
+/* Lanes per token-head (header comment): head_dim / 16, so every lane holds
+ * 16 coordinates (8 at head_dim 128, 16 at 256: more per lane spills around
+ * the IEEE division's slow-path call), or a warp for QJL keys. */
 template <class Spec>
 constexpr int kStoreGroup =
-    TensorInfo<Spec, true>::kQjl ? kWarpSize : minInt(8, Spec::kHeadDim / 8);
+    TensorInfo<Spec, true>::kQjl ? kWarpSize : minInt(kWarpSize, Spec::kHeadDim / 16);
 
 } // namespace store_detail
 
@@ -427,12 +428,16 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
     const int h = live ? h0 + group : 0;
     uint8_t *region = a.cache + block * Spec::kBlockStride +
                       int64_t(h) * Spec::kHeadStride;
-    // Both rows first: the value's load overlaps the key's math.
+    // Both rows first, so the value's load overlaps the key's math; QJL
+    // keys' float64 math leaves no registers for that.
     float xk[E], xv[E];
     loadRows<T, E>(keys + h * a.key_stride_head + gl * E, xk);
-    loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
+    if constexpr (!KInfo::kQjl)
+      loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
     storeTensor<Spec, true, G>(xk, region, pos, sKeyBook, sCodes[group],
                                sResid[warp], live);
+    if constexpr (KInfo::kQjl)
+      loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
     storeTensor<Spec, false, G>(xv, region, pos, sValueBook, sCodes[group],
                                 sResid[warp], live);
   }
