@@ -420,26 +420,38 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   const T *keys = static_cast<const T *>(a.key) + token * a.key_stride_token;
   const T *values =
       static_cast<const T *>(a.value) + token * a.value_stride_token;
-  // Rounds over the heads, uniform over the CTA: every lane of a warp runs
-  // the same code (its groups' shuffles are warp-wide); a group past the
-  // last head redoes head 0 without writing.
-  for (int h0 = 0; h0 < Spec::kNumKVHeads; h0 += kGroups) {
-    const bool live = h0 + group < Spec::kNumKVHeads;
-    const int h = live ? h0 + group : 0;
-    uint8_t *region = a.cache + block * Spec::kBlockStride +
-                      int64_t(h) * Spec::kHeadStride;
-    // Both rows first, so the value's load overlaps the key's math; QJL
-    // keys' float64 math leaves no registers for that.
-    float xk[E], xv[E];
-    loadRows<T, E>(keys + h * a.key_stride_head + gl * E, xk);
-    if constexpr (!KInfo::kQjl)
+  if constexpr (G == kWarpSize) {
+    // A warp per token-head (QJL keys): the warps take the heads in turn,
+    // the value row loaded after the key's float64 math (registers).
+    for (int h = warp; h < Spec::kNumKVHeads; h += NW) {
+      uint8_t *region = a.cache + block * Spec::kBlockStride +
+                        int64_t(h) * Spec::kHeadStride;
+      float x[E];
+      loadRows<T, E>(keys + h * a.key_stride_head + gl * E, x);
+      storeTensor<Spec, true, G>(x, region, pos, sKeyBook, sCodes[group],
+                                 sResid[warp], true);
+      loadRows<T, E>(values + h * a.value_stride_head + gl * E, x);
+      storeTensor<Spec, false, G>(x, region, pos, sValueBook, sCodes[group],
+                                  sResid[warp], true);
+    }
+  } else {
+    // Rounds over the heads, uniform over the CTA: every lane of a warp
+    // runs the same code (its groups' shuffles are warp-wide); a group past
+    // the last head redoes head 0 without writing.
+    for (int h0 = 0; h0 < Spec::kNumKVHeads; h0 += kGroups) {
+      const bool live = h0 + group < Spec::kNumKVHeads;
+      const int h = live ? h0 + group : 0;
+      uint8_t *region = a.cache + block * Spec::kBlockStride +
+                        int64_t(h) * Spec::kHeadStride;
+      // Both rows first: the value's load overlaps the key's math.
+      float xk[E], xv[E];
+      loadRows<T, E>(keys + h * a.key_stride_head + gl * E, xk);
       loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
-    storeTensor<Spec, true, G>(xk, region, pos, sKeyBook, sCodes[group],
-                               sResid[warp], live);
-    if constexpr (KInfo::kQjl)
-      loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
-    storeTensor<Spec, false, G>(xv, region, pos, sValueBook, sCodes[group],
-                                sResid[warp], live);
+      storeTensor<Spec, true, G>(xk, region, pos, sKeyBook, sCodes[group],
+                                 sResid[warp], live);
+      storeTensor<Spec, false, G>(xv, region, pos, sValueBook,
+                                  sCodes[group], sResid[warp], live);
+    }
   }
 }
 
