@@ -532,12 +532,7 @@ class Plan:
         _expect(out.shape[0] >= rows and out.stride(-1) == 1,
                 f"out must hold {rows} rows with a contiguous last dimension")
         self._check_cache(torch, cache, device)
-        _expect(block_tables.dtype == torch.int32 and block_tables.dim() == 2,
-                f"block_tables must be a 2-D int32 tensor, got {block_tables.dtype} "
-                f"{tuple(block_tables.shape)}")
-        _expect(block_tables.shape[0] >= rows and
-                (block_tables.shape[1] <= 1 or block_tables.stride(1) == 1),
-                f"block_tables must have >= {rows} rows and a contiguous last dimension")
+        _check_block_tables(torch, block_tables, rows)
         _expect(seq_lens.dtype == torch.int32 and seq_lens.dim() == 1 and
                 seq_lens.shape[0] >= rows and (seq_lens.shape[0] <= 1 or seq_lens.stride(0) == 1),
                 f"seq_lens must be a contiguous 1-D int32 tensor of >= {rows} entries")
@@ -606,12 +601,7 @@ class Plan:
         _expect(rows + 1 <= cu_seqlens_q.shape[0],
                 f"batch {rows} needs {rows + 1} entries of cu_seqlens_q, it has "
                 f"{cu_seqlens_q.shape[0]}")
-        _expect(block_tables.dtype == torch.int32 and block_tables.dim() == 2,
-                f"block_tables must be a 2-D int32 tensor, got {block_tables.dtype} "
-                f"{tuple(block_tables.shape)}")
-        _expect(block_tables.shape[0] >= rows and
-                (block_tables.shape[1] <= 1 or block_tables.stride(1) == 1),
-                f"block_tables must have >= {rows} rows and a contiguous last dimension")
+        _check_block_tables(torch, block_tables, rows)
         _expect(prefix_lens.dtype == torch.int32 and prefix_lens.dim() == 1 and
                 prefix_lens.shape[0] >= rows and
                 (prefix_lens.shape[0] <= 1 or prefix_lens.stride(0) == 1),
@@ -703,6 +693,16 @@ def _dtype_code(torch, t, name):
 def _expect(ok, message, status=Status.INVALID_ARGUMENT):
     if not ok:
         raise TqrtError(status, message)
+
+
+def _check_block_tables(torch, block_tables, rows):
+    """block_tables: 2-D int32, >= rows rows, last dimension contiguous."""
+    _expect(block_tables.dtype == torch.int32 and block_tables.dim() == 2,
+            f"block_tables must be a 2-D int32 tensor, got {block_tables.dtype} "
+            f"{tuple(block_tables.shape)}")
+    _expect(block_tables.shape[0] >= rows and
+            (block_tables.shape[1] <= 1 or block_tables.stride(1) == 1),
+            f"block_tables must have >= {rows} rows and a contiguous last dimension")
 
 
 def _expect_shape(t, name, dims, text):
