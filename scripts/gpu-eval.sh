@@ -12,10 +12,8 @@
 #   decode    bench/decode_bench.py: k3v4, k4v4 (shipped tuned plans) and
 #             k3v4 --layout vllm, B {1,8,32,64} x L {1K,8K,32K}, vs SDPA
 #   store     bench/store_bench.py: k3v4, k4v4, bf16
-#   extend    bench/extend_bench.py: k3v4, k4v4, k3v4 with 64-token pages
-#             (prefix tiles through registers instead of staged blocks)
-#             (causal 4K and 1K chunks, 4K over a 28K prefix, 1K over 8K)
-#             vs SDPA
+#   extend    bench/extend_bench.py: k3v4, k4v4 (causal 4K and 1K chunks,
+#             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
@@ -93,9 +91,8 @@ for stage in $stages; do
   extend)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
     bundle k4v4 --preset k4v4 --tuning-db "$db"
-    bundle k3v4-bs64 --preset k3v4 --tuning-db "$db" --block-size 64
     python3 bench/extend_bench.py --tqrt build-gpu/runtime \
-      --bundles "$work/k3v4" "$work/k4v4" "$work/k3v4-bs64" \
+      --bundles "$work/k3v4" "$work/k4v4" \
       --json "$res/extend.json" >"$res/extend.txt" 2>&1
     say "extend_bench: exit $?"
     ;;

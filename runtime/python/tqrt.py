@@ -479,10 +479,7 @@ class Plan:
         device = self._device_of(torch, key, "key")
         _expect(value.dtype == key.dtype, f"value is {value.dtype}, key is {key.dtype}")
         for name, t in (("key", key), ("value", value)):
-            _expect_shape(t, name, (None, b.num_kv_heads, b.head_dim),
-                          "[num_tokens, num_kv_heads, head_dim]")
-            _expect(t.stride(-1) == 1, f"{name}'s last dimension must be contiguous "
-                    f"(stride {t.stride(-1)})")
+            self._check_kv(t, name, "[num_tokens, num_kv_heads, head_dim]")
         _expect(value.shape[0] == key.shape[0],
                 f"key has {key.shape[0]} tokens, value {value.shape[0]}")
         n = key.shape[0] if num_tokens is None else int(num_tokens)
@@ -501,6 +498,14 @@ class Plan:
             self._h, dtype, key.data_ptr(), key.stride(0), key.stride(1),
             value.data_ptr(), value.stride(0), value.stride(1),
             cache.data_ptr(), cache.numel(), slot_mapping.data_ptr(), n, stream))
+
+    def _check_kv(self, t, name, shape):
+        """A key or value tensor [rows, num_kv_heads, head_dim] (`shape`
+        names the rows in errors), last dimension contiguous."""
+        b = self.bundle
+        _expect_shape(t, name, (None, b.num_kv_heads, b.head_dim), shape)
+        _expect(t.stride(-1) == 1, f"{name}'s last dimension must be contiguous "
+                f"(stride {t.stride(-1)})")
 
     def _query_of(self, torch, query, shape):
         """The launch dtype and device of a query tensor [rows, num_q_heads,
@@ -578,10 +583,7 @@ class Plan:
         if key is not None:
             for name, t in (("key", key), ("value", value)):
                 _expect(t.dtype == query.dtype, f"{name} is {t.dtype}, query is {query.dtype}")
-                _expect_shape(t, name, (None, b.num_kv_heads, b.head_dim),
-                              "[total, num_kv_heads, head_dim]")
-                _expect(t.stride(-1) == 1, f"{name}'s last dimension must be contiguous "
-                        f"(stride {t.stride(-1)})")
+                self._check_kv(t, name, "[total, num_kv_heads, head_dim]")
                 _expect(t.shape[0] == query.shape[0],
                         f"{name} has {t.shape[0]} tokens, query {query.shape[0]}")
                 self._same_device(t, device, name)

@@ -1161,6 +1161,28 @@ tqrt_status tqrt_launch_store(const tqrt_plan *plan, tqrt_dtype dtype,
   return launch(plan->k[TQRT_KERNEL_STORE][dt], d, stream, &args, fn);
 }
 
+namespace {
+
+/// The softmax scale of a launch: 0 (the manifest's) or positive and finite.
+tqrt_status checkScale(float scale, const char *fn) {
+  if (!(scale >= 0.0f) || !std::isfinite(scale))
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: scale is %g; it must be a positive finite number "
+                     "(or 0 for the manifest's softmax_scale)",
+                     fn, static_cast<double>(scale));
+  return TQRT_OK;
+}
+
+tqrt_status checkBlockTableStride(int32_t blockTableStride, const char *fn) {
+  if (blockTableStride < 1)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: block_table_stride is %d; it must be at least 1", fn,
+                     blockTableStride);
+  return TQRT_OK;
+}
+
+} // namespace
+
 tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
                                const void *query, int64_t queryStrideBatch,
                                int64_t queryStrideHead, const void *cache,
@@ -1184,11 +1206,8 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
                      "%s: batch %d is above the plan's max_batch %d; create a "
                      "plan for a larger bucket",
                      fn, batch, plan->maxBatch);
-  if (!(scale >= 0.0f) || !std::isfinite(scale))
-    return setErrorf(TQRT_INVALID_ARGUMENT,
-                     "%s: scale is %g; it must be a positive finite number "
-                     "(or 0 for the manifest's softmax_scale)",
-                     fn, static_cast<double>(scale));
+  if (tqrt_status s = checkScale(scale, fn))
+    return s;
   if (tqrt_status s = checkPointer(query, 16, fn, "query"))
     return s;
   if (tqrt_status s = checkCache(plan, cache, cacheBytes, fn))
@@ -1199,10 +1218,8 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
     return s;
   if (tqrt_status s = checkPointer(out, 16, fn, "out"))
     return s;
-  if (blockTableStride < 1)
-    return setErrorf(TQRT_INVALID_ARGUMENT,
-                     "%s: block_table_stride is %d; it must be at least 1", fn,
-                     blockTableStride);
+  if (tqrt_status s = checkBlockTableStride(blockTableStride, fn))
+    return s;
   if (tqrt_status s = checkStrides(fn, "query", "batch", queryStrideBatch,
                                    batch, queryStrideHead, m.numQHeads,
                                    m.headDim))
@@ -1279,11 +1296,8 @@ tqrt_status tqrt_launch_extend(
                      "extend grid has query tiles for max_batch sequences); "
                      "create a plan for a larger bucket",
                      fn, batch, plan->maxBatch);
-  if (!(scale >= 0.0f) || !std::isfinite(scale))
-    return setErrorf(TQRT_INVALID_ARGUMENT,
-                     "%s: scale is %g; it must be a positive finite number "
-                     "(or 0 for the manifest's softmax_scale)",
-                     fn, static_cast<double>(scale));
+  if (tqrt_status s = checkScale(scale, fn))
+    return s;
   // The chunk's keys and values come together or not at all (prefix only).
   if ((key == nullptr) != (value == nullptr))
     return setErrorf(TQRT_INVALID_ARGUMENT,
@@ -1313,10 +1327,8 @@ tqrt_status tqrt_launch_extend(
     return setErrorf(TQRT_INVALID_ARGUMENT,
                      "%s: lse (%p) is not 4-byte aligned", fn,
                      static_cast<void *>(lse));
-  if (blockTableStride < 1)
-    return setErrorf(TQRT_INVALID_ARGUMENT,
-                     "%s: block_table_stride is %d; it must be at least 1", fn,
-                     blockTableStride);
+  if (tqrt_status s = checkBlockTableStride(blockTableStride, fn))
+    return s;
   // The chunk's total is on the device: the activations are checked as
   // [max_tokens, heads, head_dim] tensors, the rows the grids cover.
   const int64_t rows = plan->maxTokens;
