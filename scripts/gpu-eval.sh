@@ -22,8 +22,11 @@
 #             vLLM layout, which has none yet)
 #   demo      bench/e2e_demo.py over k3v4, k4v4, k8v4, k3v4 --layout vllm, bf16
 # Environment: JOBS (bundle compiles at once, default 16), TUNE_PRESETS
-# (the tuner stage's presets, default "k3v4 k4v4"), TQC_COMMIT (the
-# tree, recorded by the demo when the copy's git metadata is stale).
+# (the tuner stage's presets, default "k3v4 k4v4"), TUNE_MODES (default
+# "b2b isolate"), TUNE_TAG (a suffix for the tuner's output names, to keep
+# variants apart: e.g. TQC_DEVICE_DEFINES experiments), TUNE_GRID_ONLY=1
+# (the exhaustive grids only), TQC_COMMIT (the tree, recorded by the demo
+# when the copy's git metadata is stale).
 set -uo pipefail
 packed=${1:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
 gtest=${2:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
@@ -106,18 +109,20 @@ for stage in $stages; do
     ;;
   tuner)
     printf '1024 1\n8192 1\n32768 1\n' >"$work/grid.txt"
+    t=${TUNE_TAG:-}
     for p in ${TUNE_PRESETS:-k3v4 k4v4}; do
-      for mode in b2b isolate; do
+      for mode in ${TUNE_MODES:-b2b isolate}; do
         flag=; [ $mode = isolate ] && flag=--isolate
         "$tqc" autotune --arch native --preset $p --buckets 1,8,32,64 \
           --context-hist "$work/grid.txt" --no-prune $flag \
-          -o "$work/grid-$p-$mode.json" --report "$res/grid-$p-$mode" \
-          >"$res/grid-$p-$mode.txt" 2>&1
-        say "autotune grid $p $mode: exit $?"
+          -o "$work/grid$t-$p-$mode.json" --report "$res/grid$t-$p-$mode" \
+          >"$res/grid$t-$p-$mode.txt" 2>&1
+        say "autotune grid$t $p $mode: exit $?"
+        [ -n "${TUNE_GRID_ONLY:-}" ] && continue
         "$tqc" autotune --arch native --preset $p --buckets 1,8,32,64 $flag \
-          -o "$res/db-$mode.json" --report "$res/tune-$p-$mode" \
-          >"$res/tune-$p-$mode.txt" 2>&1
-        say "autotune $p $mode: exit $?"
+          -o "$res/db$t-$mode.json" --report "$res/tune$t-$p-$mode" \
+          >"$res/tune$t-$p-$mode.txt" 2>&1
+        say "autotune$t $p $mode: exit $?"
       done
     done
     ;;

@@ -208,6 +208,11 @@ std::string runAutotune(const AutotuneOptions &o) {
                 (unsigned long long)(dev.totalMemory >> 20),
                 dev.driverVersion / 1000, dev.driverVersion % 1000 / 10);
   log(line);
+  // Candidates are compiled for this GPU's SM count: the decode caps a
+  // batch's splits by it (decode.h splitsUsed), and a database compiled in
+  // later carries it (its sm_count key).
+  if (request.smCount == 0)
+    request.smCount = dev.smCount;
   std::optional<std::string> canonical = canonicalPreset(request.preset);
   std::string preset = canonical ? *canonical : request.preset;
 

@@ -13,8 +13,13 @@
 #include "tqc/numerics/rotation.h"
 #include "tqc/numerics/sketch.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <cstdlib>
 
 namespace tqc {
 
@@ -210,13 +215,50 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>>
+deviceDefinesFromEnv(std::string &error) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const char *env = std::getenv("TQC_DEVICE_DEFINES");
+  if (!env)
+    return out;
+  auto word = [](char ch, bool value) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
+           (value && (ch == '.' || ch == '+' || ch == '-'));
+  };
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(env).split(items, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    auto [name, value] = item.split('=');
+    bool ok = name.starts_with("TQ_") && !value.empty() &&
+              item.contains('=') && llvm::all_of(name, [&](char ch) {
+                return word(ch, false);
+              }) && llvm::all_of(value, [&](char ch) { return word(ch, true); });
+    if (!ok) {
+      error = "TQC_DEVICE_DEFINES entry '" + item.str() +
+              "' is not accepted; accepted: space-separated NAME=VALUE with "
+              "NAME a TQ_ identifier and VALUE of letters, digits, _ . + -";
+      return {};
+    }
+    out.push_back({name.str(), value.str()});
+  }
+  return out;
+}
+
 std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   std::string text;
   llvm::raw_string_ostream os(text);
   const int d = c.headDim;
   os << "// tqc " << version << ": preset " << c.preset << ", head_dim " << d
      << ", " << c.numQHeads << "/" << c.numKVHeads << " heads, block size "
-     << c.blockSize << ", " << c.arch << " (generated; do not edit)\n"
+     << c.blockSize << ", " << c.arch << " (generated; do not edit)\n";
+  std::string defineError;
+  auto defines = deviceDefinesFromEnv(defineError);
+  if (!defineError.empty())
+    os << "#error \"" << defineError << "\"\n";
+  for (const auto &[name, value] : defines)
+    os << "#define " << name << " " << value
+       << " // TQC_DEVICE_DEFINES (developer override)\n";
+  os
      << "#include \"tq/" << (isAmdArch(c.arch) ? "target_hip.h" : "target_cuda.h")
      << "\"\n"
      << "#include \"tq/spec_constants.h\"\n"
@@ -265,7 +307,9 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
      << "  static constexpr int kBlockN = " << first.blockN
      << ", kSplits = " << first.splits << ", kWarps = " << first.warps
      << ", kHeadsPerCta = " << first.headsPerCta << ";\n"
-     << "  static constexpr int kStoreWarps = " << c.store.warps << ";\n";
+     << "  static constexpr int kStoreWarps = " << c.store.warps << ";\n"
+     << "  // SMs the plans are for (tq.sm_count): caps a batch's splits.\n"
+     << "  static constexpr int kSmCount = " << c.smCount << ";\n";
   auto accessor = [&](const char *type, const char *fn, bool present,
                       const char *array) {
     os << "  __device__ static const " << type << " *" << fn << "() { return "

@@ -178,6 +178,17 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     Builder b(&getContext());
     SmallVector<std::pair<int64_t, Choice>> perBucket;
     StringAttr source;
+    // The SM count the plans are made for: the default split counts fill it,
+    // and the decode kernel caps the splits a batch uses by it (decode.h
+    // splitsUsed), so it is recorded for the back end.
+    int64_t sms = smCount;
+    if (sms == 0) {
+      auto target = module->getAttrOfType<TargetAttr>("tq.target");
+      sms = target ? defaultSmCount(target.getArch()) : 0;
+      if (sms == 0)
+        sms = 132;
+    }
+    module->setAttr("tq.sm_count", b.getI64IntegerAttr(sms));
     if (auto tuned = module->getAttrOfType<ArrayAttr>("tq.tuned_plans")) {
       if (failed(tunedChoices(tuned, group, perBucket)))
         return failure();
@@ -192,13 +203,6 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                  << "buckets must be ascending positive batch sizes; got "
                  << list[i]
                  << (i ? " after " + std::to_string(list[i - 1]) : "");
-      int64_t sms = smCount;
-      if (sms == 0) {
-        auto target = module->getAttrOfType<TargetAttr>("tq.target");
-        sms = target ? defaultSmCount(target.getArch()) : 0;
-        if (sms == 0)
-          sms = 132;
-      }
       int64_t heads = headsPerCta(group);
       int64_t headGroups = hq / heads;
       for (int64_t bucket : list) {
@@ -252,6 +256,10 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
       return m.emitError() << "splits " << int64_t(splits)
                            << " is out of range; accepted: 1..64 (0: per "
                               "bucket)";
+    if (smCount < 0 || smCount > 4096)
+      return m.emitError() << "sm-count " << int64_t(smCount)
+                           << " is out of range; accepted: 1..4096 (0: the "
+                              "arch's usual count)";
     if (warps < 1 || warps > 16)
       return m.emitError() << "warps " << int64_t(warps)
                            << " is out of range; accepted: 1..16";

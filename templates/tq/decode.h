@@ -210,18 +210,41 @@ TQ_INLINE float mergeWeight(float m, float M) {
 }
 
 
-/* Splits a sequence of L tokens actually uses, 1..kSplits: at least
- * minSplitTokens tokens per split. The grid always has kSplits (fixed-grid
- * rule); the CTAs of unused splits return at once, and a sequence that uses
- * one split gets its output written by its CTA without any merge. The floor grows as the plan's split count shrinks: a plan with
- * few splits serves large batches, whose short sequences are better not
- * split at all (B=32, L=1K on the H200: 1 split 25 us, 4 splits 35 us), while
- * a plan with many serves small batches, where a split should still give
- * each of 4 warps 2 steps of 16 tokens (B=1, L=1K: 8 splits of 128 tokens
- * 10.6 us, 1 split 20.9 us). */
-template <class Spec> TQ_INLINE int splitsUsed(int L) {
-  constexpr int kMinTokens = maxInt(128, 4096 / Spec::kSplits);
-  const int s = (L + kMinTokens - 1) / kMinTokens;
+/* Split-count policy knobs (defaults measured on the H200; a developer can
+ * override them for an experiment with TQC_DEVICE_DEFINES, docs/NOTES.md). */
+#ifndef TQ_SPLIT_MIN_TOKENS
+#define TQ_SPLIT_MIN_TOKENS 128 /* tokens per split at least */
+#endif
+#ifndef TQ_SPLIT_WARPS_PER_SM
+#define TQ_SPLIT_WARPS_PER_SM 16 /* resident warps per SM the split fills */
+#endif
+
+/* Splits a sequence of L tokens actually uses in a launch of `batch` rows,
+ * 1..kSplits. The grid always has kSplits (fixed-grid rule); the CTAs of
+ * unused splits return at once, and a sequence that uses one split gets its
+ * output written by its CTA without any merge. Two caps:
+ *  - length: at least TQ_SPLIT_MIN_TOKENS tokens per split (each of 4 warps
+ *    gets 2 steps of 16 tokens: B=1, L=1K on the H200, 8 splits of 128
+ *    tokens 10.6 us, 1 split 20.9 us);
+ *  - batch: the used CTAs (head groups x batch x splits) stay within one
+ *    wave of resident warps (kSmCount SMs x TQ_SPLIT_WARPS_PER_SM warps, the
+ *    decode's residency at its 128-register budget). A batch that fills the
+ *    GPU already is not split further: splits then only add merges and
+ *    waves (B=8, L=8K: 4 splits of 4 heads 37.6 us, 32 splits 124 us; B=32,
+ *    L=1K: 1 split 23 us, 8 splits 40 us). So one plan with many splits
+ *    serves small and large batches alike.
+ * Depends on (L, batch) only, both uniform over a row's CTAs, so every CTA of
+ * a row agrees, and the grid does not depend on either. */
+template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
+  if constexpr (Spec::kSplits == 1)
+    return 1;
+  constexpr int kHeadGroups = Spec::kNumQHeads / Spec::kHeadsPerCta;
+  constexpr int kFillCtas =
+      Spec::kSmCount * maxInt(1, TQ_SPLIT_WARPS_PER_SM / Spec::kWarps);
+  const int rowCtas = kHeadGroups * (batch < 1 ? 1 : batch);
+  const int byBatch = kFillCtas / rowCtas;
+  const int byLength = (L + TQ_SPLIT_MIN_TOKENS - 1) / TQ_SPLIT_MIN_TOKENS;
+  const int s = minInt(byLength, byBatch);
   return s < 1 ? 1 : (s > Spec::kSplits ? Spec::kSplits : s);
 }
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
@@ -252,7 +275,7 @@ TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
     return false;
   w.split = blockIndexZ();
   const int L = a.seq_lens[w.b];
-  w.nSplits = splitsUsed<Spec>(L);
+  w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
     return false;
   splitRange<Spec>(L, w.split, w.nSplits, w.tokBegin, w.tokEnd);
@@ -344,12 +367,12 @@ template <class Spec> struct Workspace {
  *     (all splits in one round trip), warp max / sum give M and Σw, and the
  *     weights go to shared memory;
  *  2. every thread then owns output coordinates (consecutive threads,
- *     consecutive coordinates: coalesced L2 reads) and sums its column of
- *     the partials, four splits per batch of loads, in split order (the same
+ *     consecutive coordinates: coalesced L2 reads) and sums their columns
+ *     of the partials, up to 32 loads per batch, in split order (the same
  *     bits whichever CTA merges), into sOut;
  *  3. warp w un-rotates and writes heads w, w + NW, ... from sOut.
- * Registers stay few (a column sum, not a row per lane), so the merge adds
- * nothing to the main loop's register budget. sOut is the CTA's reduction
+ * Registers stay few (<= 32 loads and a sum per column, not a row per
+ * lane), so the merge adds nothing to the main loop's register budget. sOut is the CTA's reduction
  * buffer, free by now. Loads go through L2 (other CTAs wrote them). */
 template <class Spec, class T>
 TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
@@ -395,24 +418,47 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
       sInvW[h] = W > 0.f ? rcpFast(W) : 0.f;
   }
   barrier();
+  // Every load of a batch of kChunk splits, for all of the thread's columns,
+  // is issued before the first is used: one L2 round trip per batch, not one
+  // per split and column (the merge is on the kernel's critical path; a
+  // 32-split merge was 8 dependent round trips per column). The sums still
+  // run in split order, so the bits do not depend on which CTA merges.
+  constexpr int kThreads = NW * kWarpSize;
+  constexpr int kCols = (HPC * D + kThreads - 1) / kThreads;
+  constexpr int kChunk = maxInt(1, minInt(S, 32 / kCols));
+  const int tid = threadIndex();
+  const float *col[kCols];
+  float o[kCols];
+  TQ_UNROLL
+  for (int c = 0; c < kCols; ++c) {
+    const int idx = minInt(tid + c * kThreads, HPC * D - 1);
+    col[c] = Workspace<Spec>::partial(a, b, qh0 + idx / D) + idx % D;
+    o[c] = 0.f;
+  }
   TQ_NO_UNROLL
-  for (int idx = threadIndex(); idx < HPC * D; idx += NW * kWarpSize) {
-    const int h = idx / D, i = idx % D;
-    const float *col = Workspace<Spec>::partial(a, b, qh0 + h) + i;
-    float o = 0.f;
-    int sp = 0;
-    for (; sp + 4 <= nSplits; sp += 4) {
-      float x[4];
+  for (int sp = 0; sp < nSplits; sp += kChunk) {
+    float x[kCols][kChunk];
+    TQ_UNROLL
+    for (int c = 0; c < kCols; ++c)
       TQ_UNROLL
-      for (int j = 0; j < 4; ++j)
-        x[j] = loadGlobalCoherentFloat(col + (sp + j) * D);
+      for (int j = 0; j < kChunk; ++j)
+        x[c][j] = sp + j < nSplits
+                      ? loadGlobalCoherentFloat(col[c] + (sp + j) * D)
+                      : 0.f;
+    TQ_UNROLL
+    for (int c = 0; c < kCols; ++c) {
+      const int h = minInt(tid + c * kThreads, HPC * D - 1) / D;
       TQ_UNROLL
-      for (int j = 0; j < 4; ++j)
-        o = fmaf(sW[h][sp + j], x[j], o);
+      for (int j = 0; j < kChunk; ++j)
+        if (sp + j < nSplits)
+          o[c] = fmaf(sW[h][sp + j], x[c][j], o[c]);
     }
-    for (; sp < nSplits; ++sp)
-      o = fmaf(sW[h][sp], loadGlobalCoherentFloat(col + sp * D), o);
-    sOut[h][i] = o * sInvW[h];
+  }
+  TQ_UNROLL
+  for (int c = 0; c < kCols; ++c) {
+    const int idx = tid + c * kThreads;
+    if (idx < HPC * D)
+      sOut[idx / D][idx % D] = o[c] * sInvW[idx / D];
   }
   barrier();
   TQ_NO_UNROLL
@@ -451,7 +497,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // ptxas's 128-register budget, and the epilogue must not push it over.
   const int b = blockIndexY(), split = blockIndexZ();
   const int qh0 = blockIndexX() * HPC;
-  const int nSplits = kSplits == 1 ? 1 : splitsUsed<Spec>(a.seq_lens[b]);
+  const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
   TQ_UNROLL

@@ -10,6 +10,8 @@
 // share a plan.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tq.plan_source = "defaults"
+// The SM count the decode caps a batch's splits by (decode.h splitsUsed).
+// CHECK-SAME: tq.sm_count = 132
 // The store: a token-head per 8 lanes, so 2 warps cover the 8 KV heads.
 // CHECK: tq.kernel @store store launch #tq.launch<block_n = 1, splits = 1, warps = 2, heads_per_cta = 1, stages = 1, grid = ["max_tokens", "1", "1"]>
 // Every plan merges its splits in the decode kernel, so the combine stage
@@ -46,6 +48,7 @@
 // Explicit buckets and a small GPU: 8·1·s <= 2·4·16 gives 16 splits for one
 // sequence; 64 sequences fill it without splitting.
 // SMALL-LABEL: module attributes
+// SMALL-SAME: tq.sm_count = 16
 // SMALL: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 16,{{.*}}tq.buckets = [1]
 // SMALL: tq.kernel @decode_p1 decode launch #tq.launch<block_n = 64, splits = 1,{{.*}}tq.buckets = [64]
 tq.spec "k4v2"

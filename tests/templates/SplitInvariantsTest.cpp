@@ -1,13 +1,13 @@
 //===- SplitInvariantsTest.cpp - The decode's split ranges, on the host ---===//
 //
 // The fixed-grid rule (DESIGN.md) puts every split CTA in the grid and lets
-// each sequence use splitsUsed(L) of them, with the token ranges of
+// each sequence use splitsUsed(L, batch) of them, with the token ranges of
 // splitRange. These are the functions the kernels run (templates/tq/decode.h,
 // compiled here against the CPU emulation of the target layer); the test
-// checks, for every plan shape tq-plan-launch accepts and lengths 0..20000
-// plus long ones, that
-//   - the used split count is in [1, splits] and never depends on anything
-//     but L (the grid is the plan's, whatever the lengths);
+// checks, for every plan shape tq-plan-launch accepts, batches 1..64 and
+// lengths 0..20000 plus long ones, that
+//   - the used split count is in [1, splits] and depends on nothing but L
+//     and the launch's batch (the grid is the plan's, whatever both are);
 //   - the used splits' ranges tile [0, L) exactly once, in order, each
 //     starting on a BLOCK_N tile;
 //   - a split beyond the last token is empty (it must then be neutral in the
@@ -29,8 +29,11 @@ uintptr_t gSharedBase;
 
 namespace {
 
-template <int BlockN, int Splits> struct Plan {
-  static constexpr int kBlockN = BlockN, kSplits = Splits;
+template <int BlockN, int Splits, int Warps = 4, int HeadsPerCta = 4>
+struct Plan {
+  static constexpr int kBlockN = BlockN, kSplits = Splits, kWarps = Warps,
+                       kHeadsPerCta = HeadsPerCta, kNumQHeads = 32,
+                       kSmCount = 132;
 };
 
 struct Stats {
@@ -44,8 +47,9 @@ template <int BlockN, int Splits> void checkPlan(Stats &st) {
     lengths.push_back(L);
   for (int L : {32767, 32768, 32769, 65536, 131071, 131072, 1 << 20})
     lengths.push_back(L);
+  for (int batch : {1, 8, 64})
   for (int L : lengths) {
-    const int S = tq::decode_detail::splitsUsed<P>(L);
+    const int S = tq::decode_detail::splitsUsed<P>(L, batch);
     ASSERT_GE(S, 1) << "L " << L;
     ASSERT_LE(S, Splits) << "L " << L;
     int next = 0;
@@ -96,17 +100,29 @@ TEST(SplitInvariants, EveryTokenInExactlyOneSplit) {
   EXPECT_GT(st.emptySplits, 0);
 }
 
-TEST(SplitInvariants, OneSplitForShortSequences) {
-  // A sequence up to the floor uses one split (its CTA writes the output,
-  // no ticket); the floor shrinks as the plan's split count grows.
-  using Many = Plan<64, 32>;
-  using Few = Plan<64, 2>;
-  EXPECT_EQ(tq::decode_detail::splitsUsed<Many>(0), 1);
-  EXPECT_EQ(tq::decode_detail::splitsUsed<Many>(128), 1);
-  EXPECT_EQ(tq::decode_detail::splitsUsed<Many>(129), 2);
-  EXPECT_EQ(tq::decode_detail::splitsUsed<Many>(1 << 20), 32);
-  EXPECT_EQ(tq::decode_detail::splitsUsed<Few>(2048), 1);
-  EXPECT_EQ(tq::decode_detail::splitsUsed<Few>(2049), 2);
+TEST(SplitInvariants, SplitCountCappedByLengthAndBatch) {
+  namespace dd = tq::decode_detail;
+  // 32 query heads, 4 per CTA: 8 head groups. 8 warps per CTA on 132 SMs
+  // fill one wave with 132 * 16 / 8 = 264 CTAs.
+  using W8 = Plan<64, 32, 8, 4>;
+  // Length: 128 tokens per split at least; a short sequence uses one split
+  // (its CTA writes the output, no ticket).
+  EXPECT_EQ(dd::splitsUsed<W8>(0, 1), 1);
+  EXPECT_EQ(dd::splitsUsed<W8>(128, 1), 1);
+  EXPECT_EQ(dd::splitsUsed<W8>(129, 1), 2);
+  EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 1), 32); // 264 / 8 = 33 > 32
+  // Batch: 8 rows x 8 groups = 64 CTAs per split, 264 / 64 = 4 splits.
+  EXPECT_EQ(dd::splitsUsed<W8>(300, 8), 3);
+  EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 8), 4);
+  // 32 rows fill the wave alone: no split at any length.
+  EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 32), 1);
+  EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 256), 1);
+  // 4 warps per CTA: twice the resident CTAs, 528 / 256 = 2 at batch 32.
+  EXPECT_EQ((dd::splitsUsed<Plan<64, 32, 4, 4>>(1 << 20, 32)), 2);
+  // 2 heads per CTA: 16 groups, 264 / 128 = 2 at batch 8.
+  EXPECT_EQ((dd::splitsUsed<Plan<64, 32, 8, 2>>(1 << 20, 8)), 2);
+  // A one-split plan never splits.
+  EXPECT_EQ((dd::splitsUsed<Plan<64, 1, 8, 4>>(1 << 20, 1)), 1);
 }
 
 } // namespace

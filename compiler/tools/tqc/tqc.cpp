@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tqc/Compiler/EmitCuda.h"
 #include "tqc/Compiler/Pipeline.h"
 #include "tqc/Compiler/Registration.h"
 #include "tqc/Compiler/Bundle.h"
@@ -32,6 +33,7 @@
 #include "tqc/numerics/codebook.h"
 
 #include <cmath>
+#include <cstdlib>
 #include "tqc/numerics/layout.h"
 
 #ifndef TQC_VERSION
@@ -551,6 +553,14 @@ int main(int argc, char **argv) {
 
   if (codebookCmd)
     return printCodebook();
+  // Developer template knobs (EmitCuda.h): checked before any compile.
+  std::string defineError;
+  auto defines = tqc::deviceDefinesFromEnv(defineError);
+  if (!defineError.empty())
+    return fail(defineError);
+  if (!defines.empty())
+    errs() << "tqc: note: TQC_DEVICE_DEFINES overrides template knobs ("
+           << std::getenv("TQC_DEVICE_DEFINES") << ")\n";
   if (autotuneCmd)
     return runAutotuneCommand();
   if (listPresets)

@@ -200,6 +200,7 @@ int main(int argc, char **argv) {
               "kHeadsPerCta = %d;\n",
               plan.blockN, plan.splits, plan.warps, plan.headsPerCta);
   std::printf("  static constexpr int kStoreWarps = %d;\n", plan.storeWarps);
+  std::printf("  static constexpr int kSmCount = 132;\n"); // the H200's
   std::printf("  __device__ static const %s *keyLevels() { return %s; }\n",
               lt, kLm ? "tq_key_levels" : "nullptr");
   std::printf("  __device__ static const %s *valueLevels() { return %s; }\n",

@@ -39,6 +39,15 @@ bool archHasProgrammaticLaunch(const std::string &arch);
 /// The kernels a configuration produces, in launch order per dtype.
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c);
 
+/// Template knobs a developer sets for an experiment without rebuilding tqc:
+/// the environment variable TQC_DEVICE_DEFINES, "NAME=VALUE ..." (names
+/// TQ_ identifiers, values of letters, digits and _ . + -). Each becomes a
+/// #define at the top of every generated translation unit, so a bundle's
+/// kernels.cu records it. Empty when unset; `error` names a bad entry and
+/// what is accepted.
+std::vector<std::pair<std::string, std::string>>
+deviceDefinesFromEnv(std::string &error);
+
 /// The translation unit of templates/README.md: specialization constants,
 /// the TqSpec struct, the template includes and one extern "C" entry point
 /// per kernel.

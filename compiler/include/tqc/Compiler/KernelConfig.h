@@ -56,6 +56,9 @@ struct KernelConfig {
   LaunchConfig extend;
   std::string extendNote;
   std::string planSource = "defaults"; ///< defaults, options, tuning DB
+  /// SMs the plans are made for (tq.sm_count; the arch's usual count when
+  /// the IR has none): the decode caps a batch's splits by it.
+  int smCount = 0;
 
   int gqaRatio() const { return numQHeads / numKVHeads; }
   /// Chunk tokens per extend CTA: 16·warps query rows of G heads each.

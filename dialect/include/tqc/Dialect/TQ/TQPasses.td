@@ -142,7 +142,10 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     The combine kernel folds into every decode (its body, the output's
     un-rotation, moves into it): the decode merges its own splits, in the
     CTA that finishes a sequence's last split, so a decode step is one
-    launch whatever the plan.
+    launch whatever the plan. The module's `tq.sm_count` records the SM
+    count the plans are made for (`sm-count`, or the arch's usual count):
+    at run time the decode caps the splits a batch uses so that its CTAs
+    fit one wave of resident warps on that many SMs.
 
     Every plan, chosen here or written in the input, is checked: a grid
     extent that names a sequence-length-dependent quantity (`seq_len`,
