@@ -213,40 +213,63 @@ TQ_INLINE float mergeWeight(float m, float M) {
 /* Split-count policy knobs (defaults measured on the H200; a developer can
  * override them for an experiment with TQC_DEVICE_DEFINES, docs/NOTES.md). */
 #ifndef TQ_SPLIT_MIN_TOKENS
-#define TQ_SPLIT_MIN_TOKENS 128 /* tokens per split at least */
+#define TQ_SPLIT_MIN_TOKENS 128 /* tokens per split that fills idle SMs */
+#endif
+#ifndef TQ_SPLIT_DEEP_MIN_TOKENS
+#define TQ_SPLIT_DEEP_MIN_TOKENS 512 /* per split that adds resident warps */
 #endif
 #ifndef TQ_SPLIT_WARPS_PER_SM
-#define TQ_SPLIT_WARPS_PER_SM 16 /* resident warps per SM the split fills */
+#define TQ_SPLIT_WARPS_PER_SM 16 /* resident warps per SM the splits fill */
 #endif
 
 /* Splits a sequence of L tokens actually uses in a launch of `batch` rows,
  * 1..kSplits. The grid always has kSplits (fixed-grid rule); the CTAs of
  * unused splits return at once, and a sequence that uses one split gets its
- * output written by its CTA without any merge. Two caps:
- *  - length: at least TQ_SPLIT_MIN_TOKENS tokens per split (each of 4 warps
- *    gets 2 steps of 16 tokens: B=1, L=1K on the H200, 8 splits of 128
- *    tokens 10.6 us, 1 split 20.9 us);
- *  - batch: the used CTAs (head groups x batch x splits) stay within one
- *    wave of resident warps (kSmCount SMs x TQ_SPLIT_WARPS_PER_SM warps, the
- *    decode's residency at its 128-register budget). A batch that fills the
- *    GPU already is not split further: splits then only add merges and
- *    waves (B=8, L=8K: 4 splits of 4 heads 37.6 us, 32 splits 124 us; B=32,
- *    L=1K: 1 split 23 us, 8 splits 40 us). So one plan with many splits
- *    serves small and large batches alike.
+ * output written by its CTA without any merge. The used CTAs (head groups x
+ * batch x splits) are counted in warps per SM (kSmCount SMs):
+ *  - up to half of TQ_SPLIT_WARPS_PER_SM, splits put warps on idle SMs and
+ *    pay for themselves from TQ_SPLIT_MIN_TOKENS tokens on (B=1, L=1K on
+ *    the H200: 8 splits of 128 tokens 9.0 us, 1 split 17.8 us);
+ *  - beyond, up to TQ_SPLIT_WARPS_PER_SM (the decode's residency at its
+ *    128-register budget), they only hide latency, which pays from
+ *    TQ_SPLIT_DEEP_MIN_TOKENS tokens on (B=8, 4 warps of 4 heads: L=1K, 4
+ *    splits 14.5 us, 8 splits 17.1; L=8K, 4 splits 41.7, 8 splits 36.1);
+ *  - never beyond: splits would only add merges and waves (B=8, L=8K: 32
+ *    splits of 8 warps 124 us; B=32, L=1K: 1 split 23 us, 8 splits 40 us).
+ * So one plan with many splits serves small and large batches alike.
  * Depends on (L, batch) only, both uniform over a row's CTAs, so every CTA of
- * a row agrees, and the grid does not depend on either. */
-template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
+ * a row agrees, and the grid does not depend on either. splitCap(batch, w)
+ * is the batch's cap at w warps per SM. */
+template <class Spec>
+TQ_INLINE int splitCap(int batch, int warpsPerSm = TQ_SPLIT_WARPS_PER_SM) {
   if constexpr (Spec::kSplits == 1)
     return 1;
   constexpr int kHeadGroups = Spec::kNumQHeads / Spec::kHeadsPerCta;
-  constexpr int kFillCtas =
-      Spec::kSmCount * maxInt(1, TQ_SPLIT_WARPS_PER_SM / Spec::kWarps);
-  const int rowCtas = kHeadGroups * (batch < 1 ? 1 : batch);
-  const int byBatch = kFillCtas / rowCtas;
-  const int byLength = (L + TQ_SPLIT_MIN_TOKENS - 1) / TQ_SPLIT_MIN_TOKENS;
-  const int s = minInt(byLength, byBatch);
+  const int fillCtas = Spec::kSmCount * maxInt(1, warpsPerSm / Spec::kWarps);
+  const int s = fillCtas / (kHeadGroups * (batch < 1 ? 1 : batch));
   return s < 1 ? 1 : (s > Spec::kSplits ? Spec::kSplits : s);
 }
+template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
+  if constexpr (Spec::kSplits == 1)
+    return 1;
+  const int idle = minInt(splitCap<Spec>(batch, TQ_SPLIT_WARPS_PER_SM / 2),
+                          (L + TQ_SPLIT_MIN_TOKENS - 1) / TQ_SPLIT_MIN_TOKENS);
+  const int deep =
+      minInt(splitCap<Spec>(batch),
+             (L + TQ_SPLIT_DEEP_MIN_TOKENS - 1) / TQ_SPLIT_DEEP_MIN_TOKENS);
+  return maxInt(1, maxInt(idle, deep));
+}
+
+/* Whether this CTA can have work, from the launch arguments alone (no
+ * seq_lens): its row is below `batch` and its split below the batch's cap.
+ * The others return before waiting for the previous kernel (programmatic
+ * launch), so a plan with many splits costs a large batch nothing for the
+ * splits it never uses: they would otherwise hold their SM slot until the
+ * previous kernel ends. */
+template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
+  return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
+}
+
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
  * kBlockN tiles, split in equal shares. */
 template <class Spec>
@@ -759,10 +782,14 @@ namespace tq {
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
-  // Under a programmatic launch the previous kernel (the store, say) may
-  // still run: wait before the first read (seq_lens, the cache). Then let
-  // the next kernel's CTAs launch as soon as every decode CTA has started
-  // (they wait for this grid in turn before reading its output).
+  // CTAs that cannot have work (decided from the arguments alone) leave
+  // first. Under a programmatic launch the previous kernel (the store, say)
+  // may still run: the others wait before the first read (seq_lens, the
+  // cache). Then let the next kernel's CTAs launch as soon as every decode
+  // CTA has started (they wait for this grid in turn before reading its
+  // output).
+  if (!decode_detail::ctaMayWork<Spec>(a))
+    return;
   waitForPrimaryGrid();
   allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)

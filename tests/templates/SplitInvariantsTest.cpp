@@ -111,16 +111,29 @@ TEST(SplitInvariants, SplitCountCappedByLengthAndBatch) {
   EXPECT_EQ(dd::splitsUsed<W8>(128, 1), 1);
   EXPECT_EQ(dd::splitsUsed<W8>(129, 1), 2);
   EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 1), 32); // 264 / 8 = 33 > 32
-  // Batch: 8 rows x 8 groups = 64 CTAs per split, 264 / 64 = 4 splits.
-  EXPECT_EQ(dd::splitsUsed<W8>(300, 8), 3);
+  // Batch: 8 rows x 8 groups = 64 CTAs per split. Idle SMs (8 warps per
+  // SM: 132 / 64 = 2 splits) take 128-token splits, deeper occupancy (up to
+  // 264 / 64 = 4) 512-token ones.
+  EXPECT_EQ(dd::splitsUsed<W8>(300, 8), 2);
+  EXPECT_EQ(dd::splitsUsed<W8>(1536, 8), 3);
   EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 8), 4);
+  using W4 = Plan<64, 32, 4, 4>; // 4 warps: caps 4 (idle) and 8 at batch 8
+  EXPECT_EQ(dd::splitsUsed<W4>(1024, 8), 4);
+  EXPECT_EQ(dd::splitsUsed<W4>(8192, 8), 8);
   // 32 rows fill the wave alone: no split at any length.
   EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 32), 1);
   EXPECT_EQ(dd::splitsUsed<W8>(1 << 20, 256), 1);
   // 4 warps per CTA: twice the resident CTAs, 528 / 256 = 2 at batch 32.
-  EXPECT_EQ((dd::splitsUsed<Plan<64, 32, 4, 4>>(1 << 20, 32)), 2);
+  EXPECT_EQ(dd::splitsUsed<W4>(1 << 20, 32), 2);
   // 2 heads per CTA: 16 groups, 264 / 128 = 2 at batch 8.
   EXPECT_EQ((dd::splitsUsed<Plan<64, 32, 8, 2>>(1 << 20, 8)), 2);
+  // The batch's cap alone (the CTAs above it leave before any wait).
+  EXPECT_EQ(dd::splitCap<W8>(1), 32);
+  EXPECT_EQ(dd::splitCap<W8>(8), 4);
+  EXPECT_EQ(dd::splitCap<W8>(64), 1);
+  for (int batch : {1, 3, 8, 17, 64})
+    for (int L : {0, 1, 5000, 1 << 20})
+      EXPECT_LE(dd::splitsUsed<W8>(L, batch), dd::splitCap<W8>(batch));
   // A one-split plan never splits.
   EXPECT_EQ((dd::splitsUsed<Plan<64, 1, 8, 4>>(1 << 20, 1)), 1);
 }
