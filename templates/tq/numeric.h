@@ -362,13 +362,14 @@ TQ_INLINE float loadF16(const uint8_t *p) {
 }
 
 /* ---------------------------------------------------------------------------
- * Cache writes of NB bytes (NB a power of two, 1..16) held little-endian in
- * w[], at a row aligned to ALIGN (compile time) plus a multiple of NB.
+ * Cache writes of NB bytes (1..16) held little-endian in w[], at a row
+ * aligned to ALIGN (compile time) plus a multiple of NB: stores of the
+ * largest power of two that divides NB and ALIGN (6 bytes: three of 2).
  * ------------------------------------------------------------------------ */
 template <int NB, int ALIGN>
 TQ_INLINE void storeChunk(uint8_t *p, const uint32_t (&w)[4]) {
-  static_assert(isPow2(NB) && NB <= 16, "chunk of 1, 2, 4, 8 or 16 bytes");
-  constexpr int kUnit = minInt(NB, minInt(ALIGN, 16));
+  static_assert(NB >= 1 && NB <= 16, "chunk of 1..16 bytes");
+  constexpr int kUnit = minInt(NB & -NB, minInt(ALIGN, 16));
   if constexpr (kUnit == 16) {
     u32x4 v;
     v.x = w[0], v.y = w[1], v.z = w[2], v.w = w[3];
@@ -392,6 +393,27 @@ TQ_INLINE void storeChunk(uint8_t *p, const uint32_t (&w)[4]) {
     TQ_UNROLL
     for (int i = 0; i < NB; ++i)
       storeGlobal1(p + i, w[(i / 4) % 4] >> (8 * (i % 4)));
+  }
+}
+
+/* Packs E codes of BITS bits (c[i]: code of the lane's coordinate i) into
+ * the lane's piece of a row's LSB-first bitstream, E·BITS bits from bit 0
+ * of w (a multiple of 8, at most 128): the bits of codes lane·E .. lane·E +
+ * E - 1 of the row, so the lane writes them at byte lane·E·BITS/8 with
+ * storeChunk. No shared memory, no warp synchronization. */
+template <int E, int BITS>
+TQ_INLINE void packLaneCodes(const uint32_t (&c)[E], uint32_t (&w)[4]) {
+  static_assert(E * BITS % 8 == 0 && E * BITS <= 128, "whole bytes, <= 16");
+  TQ_UNROLL
+  for (int k = 0; k < 4; ++k)
+    w[k] = 0;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i) {
+    constexpr int kWordBits = 32;
+    const int bit = i * BITS, word = bit / kWordBits, sh = bit % kWordBits;
+    w[word] |= c[i] << sh;
+    if (sh + BITS > kWordBits) // the code straddles two words
+      w[word + 1] |= c[i] >> (kWordBits - sh);
   }
 }
 

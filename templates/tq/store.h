@@ -6,9 +6,14 @@
  * coordinates [gl·E, gl·E + E), E = head_dim/G, and the rotation is a group
  * FWHT (rotate.h). G = head_dim / 16 (at head_dim 128: 8 lanes, 4
  * token-heads per warp at once), so the chains of shuffles (rotation, norms,
- * min/max) are 3 deep instead of 5 and four of them overlap; with a float32 warp per token-head the store ran at 15 % of
- * bandwidth, latency-bound at full occupancy (bench/results/
- * 2026-11-30-session5-h200). QJL keys keep G = 32 (their sign sketch is one
+ * min/max) are 3 deep instead of 5 and four of them overlap; with a
+ * float32 warp per token-head the store ran at 15 % of bandwidth,
+ * latency-bound at full occupancy (bench/results/2026-11-30-session5-h200).
+ * Each lane packs its 16 codes in registers and stores its own bytes of the
+ * code row (writeCodes), and uniform codes take an exact rounded quotient
+ * without a division (roundHalfUpQuotient): 1800 -> 1464 SASS instructions
+ * for the k3v4 store on sm_90 (session 6). TQ_STORE_COORDS_PER_LANE (16)
+ * sets the group size for experiments. QJL keys keep G = 32 (their sign sketch is one
  * ballot per 32 rows). The groups of the CTA take the KV heads in turn;
  * groups past the last head compute on head 0 without writing, since every
  * lane must join the warp's shuffles.
@@ -122,6 +127,57 @@ TQ_INLINE void writePacked(uint8_t *row, const uint8_t *codes) {
 
 TQ_INLINE void writeF16(uint8_t *p, uint32_t bits) { storeGlobal2(p, bits); }
 
+/* Writes a group's codes into a code row, c[i] being the code of the lane's
+ * coordinate lane·E + i: packed in registers and stored by each lane
+ * (numeric.h packLaneCodes) when its E codes fill whole bytes (E = 16, the
+ * usual case), else through the group's shared row codes[] (writePacked);
+ * so do whole-warp groups (QJL keys' loop: next to the float64 key math the
+ * packed words spilled registers on sm_100 and sm_120).
+ * The shared path costs a byte store per code and a gather of one load per
+ * code and unit, all of it on the store's instruction budget. */
+template <int D, int BITS, int ALIGN, int G>
+TQ_INLINE void writeCodes(uint8_t *row, const uint32_t (&c)[D / G],
+                          uint8_t *codes, bool live) {
+  constexpr int E = D / G;
+  const int lane = laneIndex() & (G - 1);
+  if constexpr (G < kWarpSize && E * BITS % 8 == 0 && E * BITS <= 128) {
+    constexpr int kBytes = E * BITS / 8;
+    uint32_t w[4];
+    packLaneCodes<E, BITS>(c, w);
+    if (live)
+      storeChunk<kBytes, ALIGN>(row + lane * kBytes, w);
+  } else {
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      codes[lane * E + i] = uint8_t(c[i]);
+    syncWarp();
+    if (live)
+      writePacked<D, BITS, ALIGN, G>(row, codes);
+    syncWarp(); // codes[] is reused by the next tensor
+  }
+}
+
+/* floor(d / s + 1/2) of floats d >= 0, s > 0, exactly (as the float64 host
+ * codec computes it), from the reciprocal r ~ 1/s: the guess is off by at
+ * most one next to a half step, and the sign of an fma (one rounding of the
+ * exact (q -/+ 1/2)·s - d, so the sign is exact) settles it; r may be off
+ * by a few ulps. An IEEE
+ * division per coordinate cost ~10 instructions and a slow-path branch, and
+ * rounded twice (quotient, then + 1/2), which the host does not. */
+TQ_INLINE float roundHalfUpQuotient(float d, float s, float r) {
+  const float q = floorF(fmaf(d, r, 0.5f));
+  const float below = fmaf(q - 0.5f, s, -d); // > 0: d below q's step
+  const float above = fmaf(q + 0.5f, s, -d); // <= 0: d in q + 1's (or up)
+  return q + (above <= 0.f ? 1.f : 0.f) - (below > 0.f ? 1.f : 0.f);
+}
+TQ_INLINE double roundHalfUpQuotient(double d, double s, double) {
+  return floorD(divRn(d, s) + 0.5);
+}
+/* The reciprocal guess roundHalfUpQuotient starts from: the hardware's
+ * approximation (no IEEE division and its slow-path branch). */
+TQ_INLINE float rcpGuess(float s) { return rcpFast(s); }
+TQ_INLINE double rcpGuess(double s) { return 1.0 / s; }
+
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
  * idx = #{fp32 midpoints ≤ y}, n stored as fp16 (corrected at read). */
 template <class Spec, bool IsKey, int G>
@@ -147,18 +203,15 @@ TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / G],
   for (int i = 0; i < E; ++i)
     y[i] = divF(y[i], denom);
   groupRotate<D, Info::kRounds, G>(y, TS::signs());
+  uint32_t c[E];
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
-    codes[lane * E + i] = uint8_t(nearestIndex<TS::kBits>(mid, y[i]));
-  syncWarp();
-  if (live) {
-    writePacked<D, TS::kBits, Info::kCodesAlign, G>(
-        region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
-    if (lane == 0)
-      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
-               floatToF16Bits(n));
-  }
-  syncWarp(); // codes[] is reused by the next tensor
+    c[i] = nearestIndex<TS::kBits>(mid, y[i]);
+  writeCodes<D, TS::kBits, Info::kCodesAlign, G>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, c, codes, live);
+  if (live && lane == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
+             floatToF16Bits(n));
 }
 
 /* Element formats (none / fp8 / uniform) of y = R·x. */
@@ -225,24 +278,29 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
     const uint32_t z16 = toF16Bits(lo);
     const R s = Info::kVllmStore ? exact : R(f16BitsToFloat(s16));
     const R z = Info::kVllmStore ? lo : R(f16BitsToFloat(z16));
-    // Exact division here: bf16 inputs put (y - z) / s on exact half steps
-    // often (a reciprocal's product turned 5 of 5990 token-heads for k3v4
-    // and 212 for the vLLM layout into ties on the CPU emulator).
+    // bf16 inputs put (y - z) / s on exact half steps often (a
+    // reciprocal's product alone turned 5 of 5990 token-heads for k3v4 and
+    // 212 for the vLLM layout into ties on the CPU emulator): the native
+    // layout takes the exact rounded quotient as the float64 host does
+    // (roundHalfUpQuotient, no division), the vLLM layout vLLM's own fp32
+    // division, then + 1/2 and floor.
+    const R r = s > R(0) ? rcpGuess(s) : R(0);
+    uint32_t c[E];
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
-      R q = s > R(0) ? floorR(divR(y[i] - z, s) + R(0.5)) : R(0);
+      const R d = y[i] - z;
+      R q = R(0);
+      if (s > R(0))
+        q = Info::kVllmStore ? floorR(divR(d, s) + R(0.5))
+                             : roundHalfUpQuotient(d, s, r);
       q = q < R(0) ? R(0) : (q > R(kTop) ? R(kTop) : q);
-      codes[lane * E + i] = uint8_t(q);
+      c[i] = uint32_t(q);
     }
-    syncWarp();
-    if (live) {
-      writePacked<D, TS::kBits, Info::kCodesAlign, G>(codesRow, codes);
-      if (lane == 0) {
-        writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
-        writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
-      }
+    writeCodes<D, TS::kBits, Info::kCodesAlign, G>(codesRow, c, codes, live);
+    if (live && lane == 0) {
+      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+      writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
     }
-    syncWarp(); // codes[] is reused by the next tensor
   }
 }
 
@@ -277,14 +335,16 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
   // idx_j = cell of y_j / n (a zero vector quantizes 0s and stores s = 0).
   R lev[E];
   R g2 = 0;
+  uint32_t c[E];
   const typename InvOf<R>::T per(n > R(0) ? n : R(1));
   TQ_UNROLL
   for (int i = 0; i < E; ++i) {
     const R u = n > R(0) ? per.of(y[i]) : R(0);
-    const uint32_t idx = nearestIndex<TS::kBits>(book + K, u);
-    codes[lane * E + i] = uint8_t(idx);
-    lev[i] = book[idx];
+    c[i] = nearestIndex<TS::kBits>(book + K, u);
+    lev[i] = book[c[i]];
     g2 += lev[i] * lev[i];
+    if constexpr (Info::kQjl) // float64 registers are scarce: codes go out
+      codes[lane * E + i] = uint8_t(c[i]);
   }
   g2 = groupSum<G>(g2);
   R s = n;
@@ -292,13 +352,16 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
     if (n > R(0))
       s = divR(n, sqrtR(g2));
   const uint32_t s16 = toF16Bits(s);
-  syncWarp();
-  if (live) {
-    writePacked<D, TS::kBits, Info::kCodesAlign, G>(
-        region + TS::kCodesOffset + pos * TS::kCodesStride, codes);
-    if (lane == 0)
-      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+  uint8_t *codesRow = region + TS::kCodesOffset + pos * TS::kCodesStride;
+  if constexpr (Info::kQjl) { // through shared memory (spilled at D=256)
+    syncWarp();
+    if (live)
+      writePacked<D, TS::kBits, Info::kCodesAlign, G>(codesRow, codes);
+  } else {
+    writeCodes<D, TS::kBits, Info::kCodesAlign, G>(codesRow, c, codes, live);
   }
+  if (live && lane == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
 
   if constexpr (Info::kQjl) {
     // Residual in the original domain against the stored (fp16) scale:
@@ -354,8 +417,8 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
         }
       }
     }
+    syncWarp(); // codes[] and resid[] are reused by the next tensor
   }
-  syncWarp(); // codes[] / resid[] are reused by the next tensor
 }
 
 template <class Spec, bool IsKey, int G>
@@ -375,9 +438,14 @@ TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
 /* Lanes per token-head (header comment): head_dim / 16, so every lane holds
  * 16 coordinates (8 at head_dim 128, 16 at 256: more per lane spills around
  * the IEEE division's slow-path call), or a warp for QJL keys. */
+#ifndef TQ_STORE_COORDS_PER_LANE
+#define TQ_STORE_COORDS_PER_LANE 16
+#endif
 template <class Spec>
 constexpr int kStoreGroup =
-    TensorInfo<Spec, true>::kQjl ? kWarpSize : minInt(kWarpSize, Spec::kHeadDim / 16);
+    TensorInfo<Spec, true>::kQjl
+        ? kWarpSize
+        : minInt(kWarpSize, Spec::kHeadDim / TQ_STORE_COORDS_PER_LANE);
 
 } // namespace store_detail
 
