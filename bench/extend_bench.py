@@ -9,8 +9,9 @@ Cases (issue 7/9's acceptance):
              kernel: tqc extend vs SDPA over a bf16 prefix of the same length
              (lower-right causal mask, the chunk's row i sees P + i + 1
              keys), and vs SDPA without a mask (the design docs' baseline);
-  store      the store kernel writing the C-token chunk, as a fraction of
-             SDPA's causal time for that chunk.
+  store      the store kernel writing the C-token chunk (timed as
+             store_bench does: CUDA-graph replays, rotating inputs), as a
+             fraction of SDPA's causal time for that chunk.
 Every tqc output is checked first: the causal case against SDPA (relative
 error <= 2e-2: the chunk is exact up to fp16 operands), the prefix case by
 cosine >= 0.8 (the compressed prefix's quantization error). Times: median
@@ -32,6 +33,7 @@ import torch
 import torch.nn.functional as F
 
 import decode_bench  # the environment line shared by the benchmarks
+from store_bench import store_point  # the store's timing
 
 warnings.filterwarnings("ignore", category=UserWarning)  # SDPA's backend probing
 
@@ -130,11 +132,12 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
     res["tqc_tflops"] = flops(hq, d, res["pairs"]) / t / 1e6
     res["sdpa_tflops"] = flops(hq, d, res["pairs"]) / sd[0] / 1e6
 
-    # The chunk's store into the cache, vs SDPA's causal attention over it.
-    chunk_slots = slots[P:P + C].contiguous()
-    ts = min(median_us(lambda: plan.store(kc, vc, cache, chunk_slots), reps)
-             for _ in range(2))
-    res["store_us"] = ts
+    # The chunk's store into the cache, vs SDPA's causal attention over it,
+    # timed as store_bench times it (CUDA-graph replays over rotating inputs,
+    # cold L2): one eager launch per event pair measured the host's launch
+    # path too (~35 us for a 1K chunk whose store takes a few).
+    bpth = json.load(open(f"{bundle_dir}/manifest.json"))["layout"]["bytes_per_token_head"]
+    res["store_us"] = store_point(plan, bundle, C, bpth, reps, gen, 16)[0]
     plan.close()
     bundle.close()
     del cache, kp, vp, ks, vs

@@ -15,6 +15,7 @@
 #   extend    bench/extend_bench.py: k3v4, k4v4 (causal 4K and 1K chunks,
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
+#   ncu-store   ncu sections of the k3v4 store kernel, a 16K-token chunk
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
 #             (bench/tuner_quality.py reads the timings afterwards)
@@ -98,6 +99,15 @@ for stage in $stages; do
       --bundles "$work/k3v4" "$work/k4v4" \
       --json "$res/extend.json" >"$res/extend.txt" 2>&1
     say "extend_bench: exit $?"
+    ;;
+  ncu-store)
+    bundle k3v4 --preset k3v4 --tuning-db "$db"
+    S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
+    # The first store launch is store_bench's 16K-token correctness chunk.
+    ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:tq_store_bf16 --launch-count 1 $S \
+      python3 bench/store_bench.py --tqrt build-gpu/runtime --bundles "$work/k3v4" \
+      >"$res/ncu-store.txt" 2>&1
+    say "ncu store: exit $?"
     ;;
   ncu-extend)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
