@@ -65,6 +65,9 @@
 #ifndef TQ_TC_SCORE_CHAINS
 #define TQ_TC_SCORE_CHAINS 2
 #endif
+#ifndef TQ_TC_RING_STAGES
+#define TQ_TC_RING_STAGES 0 /* shared-memory ring of raw steps (0: registers) */
+#endif
 #ifndef TQ_TC_SUBNORMAL_CODES
 #define TQ_TC_SUBNORMAL_CODES true
 #endif
@@ -183,6 +186,24 @@ template <class Spec> struct TcPlan {
   /* Keys whose norm is corrected at read (vLLM layout): one more mma per k
    * step sums the squared levels of each token row (ones as B operand). */
   static constexpr bool kNormAtRead = K::Info::kNormAtRead;
+  /* The shared-memory ring (TQ_TC_RING_STAGES >= 2): with 16-token pages
+   * of the native layout a step is one contiguous (page, head) region, so
+   * each warp copies whole steps ahead into its ring (cp.async, 16 bytes a
+   * lane) and reads its slices from there: TQ_TC_RING_STAGES - 1 steps in
+   * flight per warp instead of one, without their registers. Only where
+   * the ring fits the 48 KB of static shared memory (4-warp CTAs of k3v4
+   * at head_dim 128: 3 stages are 22.6 KB). */
+  static constexpr int kRingStages = TQ_TC_RING_STAGES;
+  static constexpr int kRegionBytes = int(Spec::kHeadStride);
+  static constexpr int kSmemRing = kRingStages * Spec::kWarps * kRegionBytes;
+  static constexpr bool kRing =
+      kRingStages >= 2 && kPrefetch && Spec::kBlockSize == 16 &&
+      !VllmNumerics<Spec>::kValue && kRegionBytes % 16 == 0 &&
+      Spec::kBlockStride % 16 == 0 &&
+      minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 4 &&
+      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4 &&
+      kSmemLut + kSmemQ + (kQbShared ? kSmemQb : 0) + kSmemRing + 3072 <=
+          48 * 1024;
 };
 
 /* One 16-token step's raw cache data, as this lane needs it. Absent fields
@@ -200,31 +221,60 @@ template <class Spec> struct TcRaw {
  * the widest loads the alignment allows, little-endian words; a slice that
  * is not word-aligned (3- or 6-byte slices of 3-bit codes) is read as the
  * aligned words covering it, funnel-shifted. */
-template <int NB, int ALIGN>
+/* Where a step's raw data is read from: the cache in global memory (the
+ * read-only path), or a warp's shared-memory ring slot holding a copy of
+ * the step's page region (plain loads of a shared pointer). */
+struct FromGlobal {
+  static constexpr bool kShared = false;
+  static TQ_INLINE u32x4 l16(const uint8_t *p) { return loadGlobal16(p); }
+  static TQ_INLINE u32x2 l8(const uint8_t *p) { return loadGlobal8(p); }
+  static TQ_INLINE uint32_t l4(const uint8_t *p) { return loadGlobal4(p); }
+  static TQ_INLINE uint32_t l2(const uint8_t *p) { return loadGlobal2(p); }
+  static TQ_INLINE uint32_t l1(const uint8_t *p) { return loadGlobal1(p); }
+};
+struct FromRing {
+  static constexpr bool kShared = true;
+  static TQ_INLINE u32x4 l16(const uint8_t *p) {
+    return *reinterpret_cast<const u32x4 *>(p);
+  }
+  static TQ_INLINE u32x2 l8(const uint8_t *p) {
+    return *reinterpret_cast<const u32x2 *>(p);
+  }
+  static TQ_INLINE uint32_t l4(const uint8_t *p) {
+    return *reinterpret_cast<const uint32_t *>(p);
+  }
+  static TQ_INLINE uint32_t l2(const uint8_t *p) {
+    return *reinterpret_cast<const uint16_t *>(p);
+  }
+  static TQ_INLINE uint32_t l1(const uint8_t *p) { return *p; }
+};
+
+template <int NB, int ALIGN, class M = FromGlobal>
 TQ_INLINE void loadSlice(const uint8_t *p, int lead,
                          uint32_t (&w)[(NB + 3) / 4]) {
   if constexpr (NB % 16 == 0 && ALIGN >= 16) {
     TQ_UNROLL
     for (int i = 0; i < NB / 16; ++i) {
-      const u32x4 v = loadGlobal16(p + 16 * i);
+      const u32x4 v = M::l16(p + 16 * i);
       w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z,
              w[4 * i + 3] = v.w;
     }
   } else if constexpr (NB % 8 == 0 && ALIGN >= 8) {
     TQ_UNROLL
     for (int i = 0; i < NB / 8; ++i) {
-      const u32x2 v = loadGlobal8(p + 8 * i);
+      const u32x2 v = M::l8(p + 8 * i);
       w[2 * i] = v.x, w[2 * i + 1] = v.y;
     }
   } else if constexpr (NB % 4 == 0 && ALIGN >= 4) {
     TQ_UNROLL
     for (int i = 0; i < NB / 4; ++i)
-      w[i] = loadGlobal4(p + 4 * i);
+      w[i] = M::l4(p + 4 * i);
   } else if constexpr (NB == 2 && ALIGN >= 2) {
-    w[0] = loadGlobal2(p);
+    w[0] = M::l2(p);
   } else if constexpr (NB == 1) {
-    w[0] = loadGlobal1(p);
+    w[0] = M::l1(p);
   } else if constexpr (ALIGN < 4) {
+    static_assert(!M::kShared, "the ring takes word-aligned slices only");
     // Rows only 2-byte aligned (vLLM's slots): the aligned words covering
     // the slice, from the address's own offset, funnel-shifted.
     constexpr int W = (NB + 3) / 4;
@@ -239,6 +289,7 @@ TQ_INLINE void loadSlice(const uint8_t *p, int lead,
     for (int i = 0; i < W; ++i)
       w[i] = funnelShiftRight(x[i], x[i + 1], uint32_t(off) * 8u);
   } else {
+    static_assert(!M::kShared, "the ring takes word-aligned slices only");
     static_assert(NB < 8, "a slice of 8 bytes or more is word-aligned");
     uint32_t w1;
     loadUnalignedWords<NB>(p, lead, w[0], w1);
@@ -345,11 +396,11 @@ template <class Spec> TQ_INLINE TcLane tcLane(int g, int t) {
  * rows >= 8 in regHi, the same page unless pages hold 8 tokens). CHECK:
  * rows at or past tokEnd are not read and stay zero (only a split's last
  * step can have them). */
-template <class Spec, bool CHECK>
+template <class Spec, bool CHECK, class M = FromGlobal>
 TQ_INLINE void loadValues(TcRaw<Spec> &r, int t0, int tokEnd, const TcLane &ln,
                           int t);
 
-template <class Spec, bool CHECK, bool VALUES>
+template <class Spec, bool CHECK, bool VALUES, class M = FromGlobal>
 TQ_INLINE void loadStep(TcRaw<Spec> &r, const uint8_t *regLo,
                         const uint8_t *regHi, int t0, int tokEnd,
                         const TcLane &ln, int g, int t) {
@@ -393,24 +444,24 @@ TQ_INLINE void loadStep(TcRaw<Spec> &r, const uint8_t *regLo,
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) { // rows g, g + 8
     if (!CHECK || t0 + g + 8 * i < tokEnd) {
-      loadSlice<K::kSliceBytes, kKAlign>(kp[i], ln.kLead, r.k[i]);
+      loadSlice<K::kSliceBytes, kKAlign, M>(kp[i], ln.kLead, r.k[i]);
       if constexpr (K::Info::kHasScale)
-        r.ks[i] = loadGlobal2(sp[i] + KS::kScaleOffset);
+        r.ks[i] = M::l2(sp[i] + KS::kScaleOffset);
       if constexpr (V::Info::kHasScale)
-        r.vs[i] = loadGlobal2(sp[i] + VS::kScaleOffset);
+        r.vs[i] = M::l2(sp[i] + VS::kScaleOffset);
       if constexpr (V::Info::kHasZero)
-        r.vz[i] = loadGlobal2(sp[i] + VS::kZeroOffset);
+        r.vz[i] = M::l2(sp[i] + VS::kZeroOffset);
     }
   }
   r.vp[0] = vp[0], r.vp[1] = vp[1];
   if constexpr (VALUES)
-    loadValues<Spec, CHECK>(r, t0, tokEnd, ln, t);
+    loadValues<Spec, CHECK, M>(r, t0, tokEnd, ln, t);
 }
 
 /* The value slices of a step whose pointers loadStep recorded: loaded with
  * the keys when steps are double-buffered, otherwise after the scores so
  * that the key and value slices of a big step are never live together. */
-template <class Spec, bool CHECK>
+template <class Spec, bool CHECK, class M>
 TQ_INLINE void loadValues(TcRaw<Spec> &r, int t0, int tokEnd, const TcLane &ln,
                           int t) {
   using Pl = TcPlan<Spec>;
@@ -427,7 +478,7 @@ TQ_INLINE void loadValues(TcRaw<Spec> &r, int t0, int tokEnd, const TcLane &ln,
   TQ_UNROLL
   for (int j = 0; j < 4; ++j) { // rows 2t, 2t+1, 2t+8, 2t+9
     if (!CHECK || t0 + 2 * t + (j & 1) + 8 * (j >> 1) < tokEnd)
-      loadSlice<V::kSliceBytes, kVAlign>(
+      loadSlice<V::kSliceBytes, kVAlign, M>(
           r.vp[j >> 1] + (j & 1) * VS::kCodesStride, ln.vLead, r.v[j]);
   }
 }
@@ -623,12 +674,35 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
                                           t);
   };
 
+  // The ring: warp w's slots, step k in slot k % S. ringIssue(k) copies
+  // step k's page region (nothing past the last step) and closes a copy
+  // group either way, so that the group count per step stays uniform.
+  constexpr int S = Pl::kRingStages, R = Pl::kRegionBytes;
+  TQ_SHARED TQ_ALIGN(16) uint8_t sRing[Pl::kRing ? NW * S * R : 16];
+  uint8_t *ring = sRing + (Pl::kRing ? warp * S * R : 0);
+  auto ringIssue = [&](int k) {
+    if (k < nSteps) {
+      if (k % kBatch == 0)
+        loadPages(k);
+      const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
+      const uint8_t *region = headBase + int64_t(pg) * Spec::kBlockStride;
+      uint8_t *slot = ring + (k % S) * R;
+      for (int c = lane; c < R / 16; c += kWarpSize)
+        copyAsync16(slot + 16 * c, region + 16 * c);
+    }
+    copyAsyncCommit();
+  };
+
   // The first step's loads (page table, then cache) go out before the
   // prologue, so that their latency overlaps the tables and the queries.
   TcRaw<Spec> ra, rb;
-  if constexpr (Pl::kPrefetch)
+  if constexpr (Pl::kRing) {
+    for (int k = 0; k < S - 1; ++k)
+      ringIssue(k);
+  } else if constexpr (Pl::kPrefetch) {
     if (nSteps > 0)
       loadStepK(ra, 0);
+  }
 
   // ---- Prologue: pair tables, queries, B fragments -----------------------
   if constexpr (K::kKind == kTcLut)
@@ -825,7 +899,25 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   };
 
   // ---- Main loop ----------------------------------------------------------
-  if constexpr (Pl::kPrefetch) {
+  if constexpr (Pl::kRing) {
+    for (int k = 0; k < nSteps; ++k) {
+      ringIssue(k + S - 1);
+      copyAsyncWait<S - 1>(); // this lane's copies of step k have landed
+      syncWarp();             // and every lane's
+      const uint8_t *slot = ring + (k % S) * R;
+      const int t0 = (cFirst + k * NW) * 16;
+      TcRaw<Spec> cur;
+      if (t0 + 16 <= tokEnd)
+        loadStep<Spec, false, true, FromRing>(cur, slot, slot, t0, tokEnd, ln,
+                                              g, t);
+      else
+        loadStep<Spec, true, true, FromRing>(cur, slot, slot, t0, tokEnd, ln,
+                                             g, t);
+      syncWarp(); // the slot is read: step k + S may refill it
+      process(cur, t0);
+    }
+    copyAsyncWait<0>();
+  } else if constexpr (Pl::kPrefetch) {
     // Two buffers in turn (unrolled by two so that no register copies are
     // needed): step k + 1's loads are in flight while step k computes.
     for (int k = 0; k < nSteps; k += 2) {
