@@ -192,7 +192,10 @@ template <class Spec> struct TcPlan {
    * lane) and reads its slices from there: TQ_TC_RING_STAGES - 1 steps in
    * flight per warp instead of one, without their registers. Only where
    * the ring fits the 48 KB of static shared memory (4-warp CTAs of k3v4
-   * at head_dim 128: 3 stages are 22.6 KB). */
+   * at head_dim 128: 3 stages are 22.6 KB). Off by default: on the H200
+   * it sped up latency-bound CTAs (B=1: 3-7 %) and slowed the
+   * throughput-bound ones (B=32/64: 4-8 %; bench/results/
+   * 2026-11-30-session6-h200/run6-ring). */
   static constexpr int kRingStages = TQ_TC_RING_STAGES;
   static constexpr int kRegionBytes = int(Spec::kHeadStride);
   static constexpr int kSmemRing = kRingStages * Spec::kWarps * kRegionBytes;
