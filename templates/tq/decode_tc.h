@@ -68,6 +68,9 @@
 #ifndef TQ_TC_RING_STAGES
 #define TQ_TC_RING_STAGES 0 /* shared-memory ring of raw steps (0: registers) */
 #endif
+#ifndef TQ_TC_REQUIRE_RING
+#define TQ_TC_REQUIRE_RING 0 /* 1: a plan the ring does not fit fails (tests) */
+#endif
 #ifndef TQ_TC_SUBNORMAL_CODES
 #define TQ_TC_SUBNORMAL_CODES true
 #endif
@@ -610,6 +613,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   constexpr bool kKeyBf16 = K::kBf16, kValueBf16 = V::kBf16;
   constexpr bool kQSplit = Pl::kQuerySplit;
   static_assert(D % 16 == 0 && HPC <= 8, "tensor-core plan");
+  static_assert(!TQ_TC_REQUIRE_RING || Pl::kRing,
+                "TQ_TC_REQUIRE_RING: this plan does not take the ring");
 
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
