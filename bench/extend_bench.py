@@ -79,7 +79,8 @@ def flops(hq, d, pairs):
 def run_case(tqrt, bundle_dir, P, C, reps, gen):
     bundle = tqrt.Bundle.from_dir(bundle_dir)
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
-    spec = json.load(open(f"{bundle_dir}/manifest.json"))["spec"]
+    manifest = json.load(open(f"{bundle_dir}/manifest.json"))
+    spec = manifest["spec"]
     preset, BLOCK = spec["preset"], spec["block_size"]
     preset += "" if BLOCK == 16 else f"/bs{BLOCK}"
     plan = bundle.plan(max_batch=1, max_tokens=C)
@@ -136,7 +137,7 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
     # timed as store_bench times it (CUDA-graph replays over rotating inputs,
     # cold L2): one eager launch per event pair measured the host's launch
     # path too (~35 us for a 1K chunk whose store takes a few).
-    bpth = json.load(open(f"{bundle_dir}/manifest.json"))["layout"]["bytes_per_token_head"]
+    bpth = manifest["layout"]["bytes_per_token_head"]
     res["store_us"] = store_point(plan, bundle, C, bpth, reps, gen, 16)[0]
     plan.close()
     bundle.close()

@@ -59,6 +59,9 @@ if [ ! -f build-gpu/runtime/tqrt.py ] || [ ! -x build-gpu/tests/gpu/tqc-gpu-test
     { say "runtime build failed (cmake.txt)"; exit 1; }
 fi
 
+# The ncu sections every profiling stage reports.
+ncu_sections="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
+
 bundle() { # name tqc-args...
   local name=$1; shift
   [ -d "$work/$name" ] || "$tqc" --arch sm_90 "$@" -o "$work/$name" >"$work/$name.txt" 2>&1
@@ -102,7 +105,7 @@ for stage in $stages; do
     ;;
   ncu-store)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
-    S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
+    S="$ncu_sections --section InstructionStats"
     # The first store launch is store_bench's 16K-token correctness chunk.
     ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:tq_store_bf16 --launch-count 1 $S \
       python3 bench/store_bench.py --tqrt build-gpu/runtime --bundles "$work/k3v4" \
@@ -111,7 +114,7 @@ for stage in $stages; do
     ;;
   ncu-extend)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
-    S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
+    S=$ncu_sections
     ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:tq_extend_bf16 --launch-skip 2 --launch-count 1 $S \
       python3 bench/extend_bench.py --tqrt build-gpu/runtime --bundles "$work/k3v4" \
       --cases 0:4096 --profile >"$res/ncu-extend.txt" 2>&1

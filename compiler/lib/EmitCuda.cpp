@@ -230,9 +230,8 @@ deviceDefinesFromEnv(std::string &error) {
   for (llvm::StringRef item : items) {
     auto [name, value] = item.split('=');
     bool ok = name.starts_with("TQ_") && !value.empty() &&
-              item.contains('=') && llvm::all_of(name, [&](char ch) {
-                return word(ch, false);
-              }) && llvm::all_of(value, [&](char ch) { return word(ch, true); });
+              llvm::all_of(name, [&](char ch) { return word(ch, false); }) &&
+              llvm::all_of(value, [&](char ch) { return word(ch, true); });
     if (!ok) {
       error = "TQC_DEVICE_DEFINES entry '" + item.str() +
               "' is not accepted; accepted: space-separated NAME=VALUE with "

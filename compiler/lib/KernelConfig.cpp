@@ -287,10 +287,8 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
   c.numKVHeads = num("num_kv_heads");
   c.blockSize = num("block_size");
   c.layout = mt::toNumericsLayout(layout);
-  if (auto sms = m->getAttrOfType<IntegerAttr>("tq.sm_count"))
-    c.smCount = int(sms.getInt());
-  else if (!(c.smCount = int(mt::defaultSmCount(target.getArch()))))
-    c.smCount = 132; // as tq-plan-launch: an arch without a usual count
+  auto sms = m->getAttrOfType<IntegerAttr>("tq.sm_count");
+  c.smCount = int(sms ? sms.getInt() : mt::defaultSmCount(target.getArch()));
   if (c.smCount < 1 || c.smCount > 4096)
     return m.emitError() << "tq.sm_count " << c.smCount
                          << " is out of range; accepted: 1..4096";

@@ -184,9 +184,7 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     int64_t sms = smCount;
     if (sms == 0) {
       auto target = module->getAttrOfType<TargetAttr>("tq.target");
-      sms = target ? defaultSmCount(target.getArch()) : 0;
-      if (sms == 0)
-        sms = 132;
+      sms = defaultSmCount(target ? target.getArch() : StringRef());
     }
     module->setAttr("tq.sm_count", b.getI64IntegerAttr(sms));
     if (auto tuned = module->getAttrOfType<ArrayAttr>("tq.tuned_plans")) {

@@ -58,7 +58,7 @@ int64_t mlir::tq::defaultSmCount(StringRef arch) {
       .Case("gfx90a", 110)
       .Case("gfx942", 304)
       .Case("gfx950", 256)
-      .Default(0);
+      .Default(132); // an arch without a listed part: the H100/H200 count
 }
 
 bool mlir::tq::isSupportedArch(StringRef arch) {

@@ -236,7 +236,9 @@ TQ_INLINE float mergeWeight(float m, float M) {
  *    splits 14.5 us, 8 splits 17.1; L=8K, 4 splits 41.7, 8 splits 36.1);
  *  - never beyond: splits would only add merges and waves (B=8, L=8K: 32
  *    splits of 8 warps 124 us; B=32, L=1K: 1 split 23 us, 8 splits 40 us).
- * So one plan with many splits serves small and large batches alike.
+ * So one plan with many splits serves small and large batches alike. (The
+ * times: exhaustive tuner grids, bench/results/2026-11-30-session5-h200 and
+ * 2026-11-30-session6-h200.)
  * Depends on (L, batch) only, both uniform over a row's CTAs, so every CTA of
  * a row agrees, and the grid does not depend on either. splitCap(batch, w)
  * is the batch's cap at w warps per SM. */
@@ -395,8 +397,8 @@ template <class Spec> struct Workspace {
  *     bits whichever CTA merges), into sOut;
  *  3. warp w un-rotates and writes heads w, w + NW, ... from sOut.
  * Registers stay few (<= 32 loads and a sum per column, not a row per
- * lane), so the merge adds nothing to the main loop's register budget. sOut is the CTA's reduction
- * buffer, free by now. Loads go through L2 (other CTAs wrote them). */
+ * lane), so the merge adds nothing to the main loop's register budget.
+ * sOut is the CTA's reduction buffer, free by now. Loads go through L2 (other CTAs wrote them). */
 template <class Spec, class T>
 TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
                            float (*sOut)[Spec::kHeadDim]) {
@@ -451,12 +453,14 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   constexpr int kChunk = maxInt(1, minInt(S, 32 / kCols));
   const int tid = threadIndex();
   const float *col[kCols];
-  float o[kCols];
+  int colHead[kCols];
+  float sum[kCols];
   TQ_UNROLL
   for (int c = 0; c < kCols; ++c) {
     const int idx = minInt(tid + c * kThreads, HPC * D - 1);
+    colHead[c] = idx / D;
     col[c] = Workspace<Spec>::partial(a, b, qh0 + idx / D) + idx % D;
-    o[c] = 0.f;
+    sum[c] = 0.f;
   }
   TQ_NO_UNROLL
   for (int sp = 0; sp < nSplits; sp += kChunk) {
@@ -469,19 +473,17 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
                       ? loadGlobalCoherentFloat(col[c] + (sp + j) * D)
                       : 0.f;
     TQ_UNROLL
-    for (int c = 0; c < kCols; ++c) {
-      const int h = minInt(tid + c * kThreads, HPC * D - 1) / D;
+    for (int c = 0; c < kCols; ++c)
       TQ_UNROLL
       for (int j = 0; j < kChunk; ++j)
         if (sp + j < nSplits)
-          o[c] = fmaf(sW[h][sp + j], x[c][j], o[c]);
-    }
+          sum[c] = fmaf(sW[colHead[c]][sp + j], x[c][j], sum[c]);
   }
   TQ_UNROLL
   for (int c = 0; c < kCols; ++c) {
     const int idx = tid + c * kThreads;
     if (idx < HPC * D)
-      sOut[idx / D][idx % D] = o[c] * sInvW[idx / D];
+      sOut[idx / D][idx % D] = sum[c] * sInvW[idx / D];
   }
   barrier();
   TQ_NO_UNROLL

@@ -222,11 +222,6 @@ template <class Spec> struct TcRaw {
   const uint8_t *vp[2];         // value rows 2t, 2t + 8 (deferred loads)
 };
 
-/* A lane's NB-byte slice at p, whose alignment is at least ALIGN (a power
- * of two) and whose address is lead (0..3) bytes past a 4-byte boundary:
- * the widest loads the alignment allows, little-endian words; a slice that
- * is not word-aligned (3- or 6-byte slices of 3-bit codes) is read as the
- * aligned words covering it, funnel-shifted. */
 /* Where a step's raw data is read from: the cache in global memory (the
  * read-only path), or a warp's shared-memory ring slot holding a copy of
  * the step's page region (plain loads of a shared pointer). */
@@ -255,6 +250,11 @@ struct FromRing {
   static TQ_INLINE uint32_t l1(const uint8_t *p) { return *p; }
 };
 
+/* A lane's NB-byte slice at p, whose alignment is at least ALIGN (a power
+ * of two) and whose address is lead (0..3) bytes past a 4-byte boundary:
+ * the widest loads the alignment allows, little-endian words; a slice that
+ * is not word-aligned (3- or 6-byte slices of 3-bit codes) is read as the
+ * aligned words covering it, funnel-shifted. */
 template <int NB, int ALIGN, class M = FromGlobal>
 TQ_INLINE void loadSlice(const uint8_t *p, int lead,
                          uint32_t (&w)[(NB + 3) / 4]) {
@@ -462,6 +462,18 @@ TQ_INLINE void loadStep(TcRaw<Spec> &r, const uint8_t *regLo,
   r.vp[0] = vp[0], r.vp[1] = vp[1];
   if constexpr (VALUES)
     loadValues<Spec, CHECK, M>(r, t0, tokEnd, ln, t);
+}
+
+/* loadStep with rows past tokEnd checked only where the step has them (a
+ * split's last step). */
+template <class Spec, bool VALUES, class M = FromGlobal>
+TQ_INLINE void loadStepChecked(TcRaw<Spec> &r, const uint8_t *regLo,
+                               const uint8_t *regHi, int t0, int tokEnd,
+                               const TcLane &ln, int g, int t) {
+  if (t0 + 16 <= tokEnd)
+    loadStep<Spec, false, VALUES, M>(r, regLo, regHi, t0, tokEnd, ln, g, t);
+  else
+    loadStep<Spec, true, VALUES, M>(r, regLo, regHi, t0, tokEnd, ln, g, t);
 }
 
 /* The value slices of a step whose pointers loadStep recorded: loaded with
@@ -674,12 +686,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     const uint8_t *regHi =
         H == 2 ? headBase + int64_t(pHi) * Spec::kBlockStride : regLo;
     const int t0 = (cFirst + k * NW) * 16;
-    if (t0 + 16 <= tokEnd) // every step but a split's last one
-      loadStep<Spec, false, Pl::kPrefetch>(r, regLo, regHi, t0, tokEnd, ln, g,
-                                           t);
-    else
-      loadStep<Spec, true, Pl::kPrefetch>(r, regLo, regHi, t0, tokEnd, ln, g,
-                                          t);
+    loadStepChecked<Spec, Pl::kPrefetch>(r, regLo, regHi, t0, tokEnd, ln, g,
+                                         t);
   };
 
   // The ring: warp w's slots, step k in slot k % S. ringIssue(k) copies
@@ -915,12 +923,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       const uint8_t *slot = ring + (k % S) * R;
       const int t0 = (cFirst + k * NW) * 16;
       TcRaw<Spec> cur;
-      if (t0 + 16 <= tokEnd)
-        loadStep<Spec, false, true, FromRing>(cur, slot, slot, t0, tokEnd, ln,
-                                              g, t);
-      else
-        loadStep<Spec, true, true, FromRing>(cur, slot, slot, t0, tokEnd, ln,
-                                             g, t);
+      loadStepChecked<Spec, true, FromRing>(cur, slot, slot, t0, tokEnd, ln, g,
+                                            t);
       syncWarp(); // the slot is read: step k + S may refill it
       process(cur, t0);
     }

@@ -369,7 +369,7 @@ TQ_INLINE float loadF16(const uint8_t *p) {
 template <int NB, int ALIGN>
 TQ_INLINE void storeChunk(uint8_t *p, const uint32_t (&w)[4]) {
   static_assert(NB >= 1 && NB <= 16, "chunk of 1..16 bytes");
-  constexpr int kUnit = minInt(NB & -NB, minInt(ALIGN, 16));
+  constexpr int kUnit = minInt(int(lowBit(NB)), minInt(ALIGN, 16));
   if constexpr (kUnit == 16) {
     u32x4 v;
     v.x = w[0], v.y = w[1], v.z = w[2], v.w = w[3];

@@ -12,9 +12,10 @@
  * Each lane packs its 16 codes in registers and stores its own bytes of the
  * code row (writeCodes), and uniform codes take an exact rounded quotient
  * without a division (roundHalfUpQuotient): 1800 -> 1464 SASS instructions
- * for the k3v4 store on sm_90 (session 6). TQ_STORE_COORDS_PER_LANE (16)
- * sets the group size for experiments. QJL keys keep G = 32 (their sign sketch is one
- * ballot per 32 rows). The groups of the CTA take the KV heads in turn;
+ * for the k3v4 store on sm_90 (bench/results/2026-11-30-session6-h200,
+ * with the command). TQ_STORE_COORDS_PER_LANE (16) sets the group size for
+ * experiments. QJL keys keep G = 32 (their sign sketch is one ballot per
+ * 32 rows). The groups of the CTA take the KV heads in turn;
  * groups past the last head compute on head 0 without writing, since every
  * lane must join the warp's shuffles.
  *
@@ -161,9 +162,9 @@ TQ_INLINE void writeCodes(uint8_t *row, const uint32_t (&c)[D / G],
  * codec computes it), from the reciprocal r ~ 1/s: the guess is off by at
  * most one next to a half step, and the sign of an fma (one rounding of the
  * exact (q -/+ 1/2)·s - d, so the sign is exact) settles it; r may be off
- * by a few ulps. An IEEE
- * division per coordinate cost ~10 instructions and a slow-path branch, and
- * rounded twice (quotient, then + 1/2), which the host does not. */
+ * by a few ulps. An IEEE division per coordinate cost ~10 instructions and
+ * a slow-path branch, and rounded twice (quotient, then + 1/2), which the
+ * host does not. */
 TQ_INLINE float roundHalfUpQuotient(float d, float s, float r) {
   const float q = floorF(fmaf(d, r, 0.5f));
   const float below = fmaf(q - 0.5f, s, -d); // > 0: d below q's step

@@ -312,16 +312,6 @@ TQ_INLINE uint32_t loadGlobal1(const void *p) {
 TQ_INLINE void storeGlobal16(void *p, u32x4 v) {
   *(hip_detail::Global<u32x4> *)p = v;
 }
-
-/* target_cuda.h's asynchronous global -> shared copies, done synchronously
- * (a 16-byte load and store; commit and wait have nothing to do). Only the
- * CUDA tensor-core decode's optional ring uses them, which AMD targets do
- * not take; they keep the templates compiling. */
-TQ_INLINE void copyAsync16(void *smem, const void *gmem) {
-  *static_cast<u32x4 *>(smem) = loadGlobal16(gmem);
-}
-TQ_INLINE void copyAsyncCommit() {}
-template <int N> TQ_INLINE void copyAsyncWait() {}
 TQ_INLINE void storeGlobal8(void *p, u32x2 v) {
   *(hip_detail::Global<u32x2> *)p = v;
 }
@@ -334,6 +324,16 @@ TQ_INLINE void storeGlobal2(void *p, uint32_t v) {
 TQ_INLINE void storeGlobal1(void *p, uint32_t v) {
   *(hip_detail::Global<uint8_t> *)p = uint8_t(v);
 }
+
+/* target_cuda.h's asynchronous global -> shared copies, done synchronously
+ * (a 16-byte load and store; commit and wait have nothing to do). Only the
+ * CUDA tensor-core decode's optional ring uses them, which AMD targets do
+ * not take; they keep the templates compiling. */
+TQ_INLINE void copyAsync16(void *smem, const void *gmem) {
+  *static_cast<u32x4 *>(smem) = loadGlobal16(gmem);
+}
+TQ_INLINE void copyAsyncCommit() {}
+template <int N> TQ_INLINE void copyAsyncWait() {}
 
 /* Address alignment test for run-time strides (activations). */
 TQ_INLINE bool isAligned(const void *p, int bytes) {

@@ -47,32 +47,33 @@ template <int BlockN, int Splits> void checkPlan(Stats &st) {
     lengths.push_back(L);
   for (int L : {32767, 32768, 32769, 65536, 131071, 131072, 1 << 20})
     lengths.push_back(L);
-  for (int batch : {1, 8, 64})
-  for (int L : lengths) {
-    const int S = tq::decode_detail::splitsUsed<P>(L, batch);
-    ASSERT_GE(S, 1) << "L " << L;
-    ASSERT_LE(S, Splits) << "L " << L;
-    int next = 0;
-    for (int s = 0; s < S; ++s) {
-      int b = -1, e = -1;
-      tq::decode_detail::splitRange<P>(L, s, S, b, e);
-      if (b >= e) { // empty: only past the last token
-        ASSERT_GE(b, L) << "an empty split inside the sequence (BLOCK_N "
-                        << BlockN << ", splits " << Splits << ", L " << L
-                        << ", split " << s << ")";
-        ++st.emptySplits;
-        continue;
+  for (int batch : {1, 8, 64}) {
+    for (int L : lengths) {
+      const int S = tq::decode_detail::splitsUsed<P>(L, batch);
+      ASSERT_GE(S, 1) << "L " << L;
+      ASSERT_LE(S, Splits) << "L " << L;
+      int next = 0;
+      for (int s = 0; s < S; ++s) {
+        int b = -1, e = -1;
+        tq::decode_detail::splitRange<P>(L, s, S, b, e);
+        if (b >= e) { // empty: only past the last token
+          ASSERT_GE(b, L) << "an empty split inside the sequence (BLOCK_N "
+                          << BlockN << ", splits " << Splits << ", L " << L
+                          << ", split " << s << ")";
+          ++st.emptySplits;
+          continue;
+        }
+        ASSERT_EQ(b, next) << "gap or overlap at split " << s << " (BLOCK_N "
+                           << BlockN << ", splits " << Splits << ", L " << L
+                           << ")";
+        ASSERT_EQ(b % BlockN, 0) << "split " << s << " starts inside a tile";
+        next = e;
       }
-      ASSERT_EQ(b, next) << "gap or overlap at split " << s << " (BLOCK_N "
-                         << BlockN << ", splits " << Splits << ", L " << L
-                         << ")";
-      ASSERT_EQ(b % BlockN, 0) << "split " << s << " starts inside a tile";
-      next = e;
+      ASSERT_EQ(next, L) << "tokens [" << next << ", " << L
+                         << ") belong to no split (BLOCK_N " << BlockN
+                         << ", splits " << Splits << ")";
+      ++st.lengths;
     }
-    ASSERT_EQ(next, L) << "tokens [" << next << ", " << L
-                       << ") belong to no split (BLOCK_N " << BlockN
-                       << ", splits " << Splits << ")";
-    ++st.lengths;
   }
 }
 

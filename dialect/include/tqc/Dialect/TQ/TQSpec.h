@@ -33,7 +33,8 @@ bool isSupportedArch(llvm::StringRef arch);
 std::string acceptedArchs();
 
 /// The multiprocessor count of a typical GPU of `arch` (H200: 132), used
-/// by tq-plan-launch's built-in split choice; 0 for an unknown arch.
+/// by tq-plan-launch's built-in split choice and the decode's split cap
+/// (tq.sm_count); 132 for an arch without a listed part.
 int64_t defaultSmCount(llvm::StringRef arch);
 
 /// Launch-grid factors. A grid extent is a '*'-joined product of these and
