@@ -16,6 +16,11 @@
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
 #   ncu-store   ncu sections of the k3v4 store kernel, a 16K-token chunk
+#   ncu-decode  ncu sections of k3v4 decode variants at B=32, L=32K: the
+#             shipped plan, then 2-split BLOCK_N-64 plans of 4 and 8 warps
+#             with 2 and 4 stages (4: the copy ring); NCU_DECODE_EXTRA adds
+#             "name:tqc-args" variants (commas for spaces, e.g.
+#             w8-st6:--warps,8,--stages,6)
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
 #             (bench/tuner_quality.py reads the timings afterwards)
@@ -26,7 +31,8 @@
 # (the tuner stage's presets, default "k3v4 k4v4"), TUNE_MODES (default
 # "b2b isolate"), TUNE_TAG (a suffix for the tuner's output names, to keep
 # variants apart: e.g. TQC_DEVICE_DEFINES experiments), TUNE_GRID_ONLY=1
-# (the exhaustive grids only), TQC_COMMIT (the tree, recorded by the demo
+# (the exhaustive grids only), TUNE_ARGS (more options for the grids, e.g.
+# "--stages-candidates 2,4"), TQC_COMMIT (the tree, recorded by the demo
 # when the copy's git metadata is stale).
 set -uo pipefail
 packed=${1:?usage: gpu-eval.sh PACKED_TQC.tar.xz GTEST_SOURCE_DIR OUT_DIR [stage ...]}
@@ -120,6 +126,22 @@ for stage in $stages; do
       --cases 0:4096 --profile >"$res/ncu-extend.txt" 2>&1
     say "ncu extend: exit $?"
     ;;
+  ncu-decode)
+    bundle k3v4 --preset k3v4 --tuning-db "$db"
+    variants=k3v4
+    for v in w4-st2:--warps,4,--stages,2 w4-st4:--warps,4,--stages,4 \
+        w8-st2:--warps,8,--stages,2 w8-st4:--warps,8,--stages,4 ${NCU_DECODE_EXTRA:-}; do
+      bundle "k3v4-${v%%:*}" --preset k3v4 --splits 2 --block-n 64 $(echo "${v#*:}" | tr , ' ')
+      variants="$variants k3v4-${v%%:*}"
+    done
+    S="$ncu_sections --section InstructionStats --section SchedulerStats"
+    for v in $variants; do
+      ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:decode --launch-skip 3 --launch-count 1 $S \
+        python3 bench/profile_decode.py --bundle "$work/$v" --batch 32 --context 32768 \
+        --tqrt build-gpu/runtime >"$res/ncu-decode-$v.txt" 2>&1
+      say "ncu decode $v: exit $?"
+    done
+    ;;
   tuner)
     printf '1024 1\n8192 1\n32768 1\n' >"$work/grid.txt"
     t=${TUNE_TAG:-}
@@ -127,7 +149,7 @@ for stage in $stages; do
       for mode in ${TUNE_MODES:-b2b isolate}; do
         flag=; [ $mode = isolate ] && flag=--isolate
         "$tqc" autotune --arch native --preset $p --buckets 1,8,32,64 \
-          --context-hist "$work/grid.txt" --no-prune $flag \
+          --context-hist "$work/grid.txt" --no-prune $flag ${TUNE_ARGS:-} \
           -o "$work/grid$t-$p-$mode.json" --report "$res/grid$t-$p-$mode" \
           >"$res/grid$t-$p-$mode.txt" 2>&1
         say "autotune grid$t $p $mode: exit $?"
@@ -157,7 +179,7 @@ for stage in $stages; do
     say "e2e_demo: exit $?"
     ;;
   *)
-    say "unknown stage '$stage'; accepted: tier decode store tuner vllmtune demo"
+    say "unknown stage '$stage'; accepted: tier decode store extend ncu-store ncu-extend ncu-decode tuner vllmtune demo"
     exit 2
     ;;
   esac

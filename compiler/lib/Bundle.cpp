@@ -184,6 +184,8 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
     k["grid"] = e.grid;
     if (e.programmaticLaunch)
       k["programmatic_launch"] = true;
+    if (e.dynamicSharedBytes > 0)
+      k["dynamic_shared_bytes"] = e.dynamicSharedBytes;
     if (e.tileTokens > 0)
       k["tile_tokens"] = e.tileTokens; // the grid's query_tiles
     auto it = build.resources.find(e.symbol);

@@ -166,6 +166,46 @@ int extendPrepWarps(const KernelConfig &c) {
 
 } // namespace
 
+int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
+  // Predicts TcPlan<Spec>::kRing (decode_tc.h) from the recipe: the
+  // tensor-core path with register-prefetched steps (codes of <= 4 bits;
+  // fp8 and bf16 steps are too big), whole-word lane slices, 16-token pages
+  // of the native layout, and the bulk copies of sm_90+. decode.h fails the
+  // build of a plan given memory that the template would not use, so a
+  // drift between the two is a compile error (the toolchain tier builds
+  // ring plans of every preset), never a silent waste.
+  if (plan.stages < 3 || isAmdArch(c.arch) || cudaArchNumber(c.arch) < 90 ||
+      c.layout.kind != LayoutKind::Native || c.blockSize != 16 ||
+      c.layout.headStride % 16 || c.layout.blockStride % 16 ||
+      c.headDim < 64 || c.headDim > 256 || plan.headsPerCta > 8)
+    return 0;
+  // Pair-table entries of a tensor (0: no table), or -1 when the
+  // tensor-core path does not take it.
+  auto lutEntries = [](const QuantSpec &q, bool key) -> int {
+    const int b = q.codeBits();
+    if (q.kind == QuantKind::LloydMax && b <= 4 && !q.qjl)
+      return 1 << (2 * b);
+    if (key)
+      return -1; // uniform keys, QJL: the scalar path
+    if (q.kind == QuantKind::Uniform && (b == 4 || b == 8))
+      return 0;
+    if (q.kind == QuantKind::Uniform && b <= 3)
+      return 1 << (2 * b);
+    return -1;
+  };
+  const int lk = lutEntries(c.key.quant, true);
+  const int lv = lutEntries(c.value.quant, false);
+  if (lk < 0 || lv < 0 || (lk + lv) * 128 > 36 * 1024)
+    return 0;
+  // A lane's slices: keys D/4 coordinates, values D/8, whole words; the
+  // step's raw registers within TQ_TC_PREFETCH_WORDS (28).
+  const int kSlice = c.headDim / 4 * c.key.quant.codeBits() / 8;
+  const int vSlice = c.headDim / 8 * c.value.quant.codeBits() / 8;
+  if (kSlice % 4 || vSlice % 4 || 2 * kSlice / 4 + 4 * vSlice / 4 + 6 > 28)
+    return 0;
+  return plan.stages * plan.warps * c.layout.headStride;
+}
+
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
   const bool programmatic = archHasProgrammaticLaunch(c.arch);
   std::vector<KernelEntry> out;
@@ -196,7 +236,8 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
         "kStoreWarps");
     for (auto [i, p] : llvm::enumerate(c.plans))
       add("decode", p.decodeName, "tq_decode_args", p.decode, int(i),
-          "decode", specName(p), "kWarps");
+          "decode", specName(p), "kWarps")
+          ->dynamicSharedBytes = decodeRingBytes(c, p.decode);
     if (c.extend.present) {
       // One tq.kernel extend, two entry points: the chunk's rotation into
       // the workspace (grid like the store's), then the attention.
@@ -306,6 +347,8 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
      << "  static constexpr int kBlockN = " << first.blockN
      << ", kSplits = " << first.splits << ", kWarps = " << first.warps
      << ", kHeadsPerCta = " << first.headsPerCta << ";\n"
+     << "  static constexpr int kStages = 2;\n"
+     << "  static constexpr long long kDynamicSharedBytes = 0;\n"
      << "  static constexpr int kStoreWarps = " << c.store.warps << ";\n"
      << "  // SMs the plans are for (tq.sm_count): caps a batch's splits.\n"
      << "  static constexpr int kSmCount = " << c.smCount << ";\n";
@@ -329,7 +372,11 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
     os << ".\nstruct " << specName(p) << " : TqSpec {\n"
        << "  static constexpr int kBlockN = " << p.decode.blockN
        << ", kSplits = " << p.decode.splits << ", kWarps = " << p.decode.warps
-       << ", kHeadsPerCta = " << p.decode.headsPerCta << ";\n};\n";
+       << ", kHeadsPerCta = " << p.decode.headsPerCta << ";\n"
+       << "  static constexpr int kStages = " << p.decode.stages << ";\n"
+       << "  // The launch's dynamic shared memory (the decode's copy ring).\n"
+       << "  static constexpr long long kDynamicSharedBytes = "
+       << decodeRingBytes(c, p.decode) << ";\n};\n";
   }
   if (!c.extend.present)
     os << "// extend: not in this bundle (" << c.extendNote << ")\n";

@@ -70,6 +70,7 @@ void addPipeline(PassManager &pm, const CompileRequest &r) {
   plan.blockN = r.blockN;
   plan.splits = r.splits;
   plan.warps = r.warps;
+  plan.stages = r.stages;
   plan.smCount = r.smCount;
   plan.extendBlockN = r.extendBlockN;
   plan.extendWarps = r.extendWarps;

@@ -206,7 +206,7 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
       for (int64_t bucket : list) {
         int64_t s =
             splits ? int64_t(splits) : splitsFor(bucket, headGroups, sms);
-        perBucket.push_back({bucket, Choice{blockN, s, warps, heads, 2}});
+        perBucket.push_back({bucket, Choice{blockN, s, warps, heads, stages}});
       }
       source = b.getStringAttr(splits ? "options" : "defaults");
     }
@@ -269,6 +269,9 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     if (extendWarps < 1 || extendWarps > 8)
       return m.emitError() << "extend-warps " << int64_t(extendWarps)
                            << " is out of range; accepted: 1..8";
+    if (stages < 1 || stages > 8)
+      return m.emitError() << "stages " << int64_t(stages)
+                           << " is out of range; accepted: 1..8";
     if (maxHeadsPerCta < 1 || maxHeadsPerCta > 8)
       return m.emitError() << "max-heads-per-cta " << int64_t(maxHeadsPerCta)
                            << " is out of range; accepted: 1..8";
@@ -315,8 +318,7 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                              /*heads_per_cta=*/1, /*stages=*/1,
                              gridAttr(b, {"max_tokens", "1", "1"}));
     case KernelKind::Decode:
-      return LaunchAttr::get(ctx, blockN, splitCount, warps, heads,
-                             /*stages=*/2,
+      return LaunchAttr::get(ctx, blockN, splitCount, warps, heads, stages,
                              gridAttr(b, {"head_groups", "max_batch",
                                           "splits"}));
     case KernelKind::Combine:

@@ -577,9 +577,10 @@ LoadedModule loadModule(const tqrt_bundle &b, const cu::Api &a,
              "tqrt_plan_create: kernel '" + k.name + "' is launched with " +
                  std::to_string(threads) + " threads but its code allows " +
                  std::to_string(maxThreads) + " (launch bounds / registers)");
-      // Dynamic shared memory above the default 48 KiB must be opted into
-      // per function; this is setup, so it happens here and not at launch.
-      if (k.dynamicSharedBytes > 48 * 1024) {
+      // Static plus dynamic shared memory above the default 48 KiB must be
+      // opted into per function; this is setup, so it happens here and not
+      // at launch.
+      if (int64_t(k.dynamicSharedBytes) + staticShared > 48 * 1024) {
         if (optin > 0 && int64_t(k.dynamicSharedBytes) + staticShared > optin)
           fail(TQRT_ARCH_MISMATCH,
                "tqrt_plan_create: kernel '" + k.name + "' needs " +

@@ -13,6 +13,7 @@ namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
 static int gDummyStatic;
 using Spec = PLAN;
 int main(int argc, char **argv) {
+  emu::gDynSharedBytes = uint32_t(Spec::kDynamicSharedBytes); // what the manifest gives the launch
   emu::gSharedBase = ((uintptr_t)&gDummyStatic & ~uintptr_t((1 << 24) - 1)) - (uintptr_t(1) << 30) - 0x400; // sm_90: user smem starts at 0x400
   const int d = Spec::kHeadDim, hq = Spec::kNumQHeads, hkv = Spec::kNumKVHeads, bs = Spec::kBlockSize;
   auto spec = tqc::presetSpec(PRESET, d, hq, hkv, bs);

@@ -784,6 +784,12 @@ namespace tq {
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
+  // The compiler gives a decode dynamic shared memory only for the ring of
+  // decode_tc.h; a plan given it that does not take the ring means the
+  // compiler's prediction (EmitCuda.cpp) and the template disagree.
+  static_assert(Spec::kDynamicSharedBytes == 0 ||
+                    (tc::TcPlan<Spec>::kEnabled && tc::TcPlan<Spec>::kRing),
+                "dynamic shared memory for a decode plan without the ring");
   // CTAs that cannot have work (decided from the arguments alone) leave
   // first. Under a programmatic launch the previous kernel (the store, say)
   // may still run: the others wait before the first read (seq_lens, the

@@ -65,11 +65,8 @@
 #ifndef TQ_TC_SCORE_CHAINS
 #define TQ_TC_SCORE_CHAINS 2
 #endif
-#ifndef TQ_TC_RING_STAGES
-#define TQ_TC_RING_STAGES 0 /* shared-memory ring of raw steps (0: registers) */
-#endif
 #ifndef TQ_TC_REQUIRE_RING
-#define TQ_TC_REQUIRE_RING 0 /* 1: a plan the ring does not fit fails (tests) */
+#define TQ_TC_REQUIRE_RING 0 /* 1: a plan that does not take the ring fails */
 #endif
 #ifndef TQ_TC_SUBNORMAL_CODES
 #define TQ_TC_SUBNORMAL_CODES true
@@ -189,27 +186,31 @@ template <class Spec> struct TcPlan {
   /* Keys whose norm is corrected at read (vLLM layout): one more mma per k
    * step sums the squared levels of each token row (ones as B operand). */
   static constexpr bool kNormAtRead = K::Info::kNormAtRead;
-  /* The shared-memory ring (TQ_TC_RING_STAGES >= 2): with 16-token pages
-   * of the native layout a step is one contiguous (page, head) region, so
-   * each warp copies whole steps ahead into its ring (cp.async, 16 bytes a
-   * lane) and reads its slices from there: TQ_TC_RING_STAGES - 1 steps in
-   * flight per warp instead of one, without their registers. Only where
-   * the ring fits the 48 KB of static shared memory (4-warp CTAs of k3v4
-   * at head_dim 128: 3 stages are 22.6 KB). Off by default: on the H200
-   * it sped up latency-bound CTAs (B=1: 3-7 %) and slowed the
-   * throughput-bound ones (B=32/64: 4-8 %; bench/results/
-   * 2026-11-30-session6-h200/run6-ring). */
-  static constexpr int kRingStages = TQ_TC_RING_STAGES;
+  /* The shared-memory ring (plans of 3 or more stages, sm_90): with
+   * 16-token pages of the native layout a step is one contiguous (page,
+   * head) region (1888 bytes for k3v4 at head_dim 128), so one lane of each
+   * warp has the copy engine bring whole steps into the warp's slots of
+   * dynamic shared memory (cp.async.bulk completing on a barrier per slot)
+   * and the lanes read their slices from there: kStages steps in flight per
+   * warp instead of one, without their registers or per-lane copy
+   * instructions. The compiler sizes the launch's dynamic shared memory
+   * (Spec::kDynamicSharedBytes, manifest dynamic_shared_bytes) only for the
+   * plans it predicts take the ring (EmitCuda.cpp decodeRingBytes), and a
+   * plan given the memory must take it (static_assert below), so the two
+   * cannot disagree silently. Measured: bench/results/2026-11-30-session7-h200.
+   * (A first ring of per-lane cp.async copies, session 6, cost ~90 more
+   * instructions per step than it saved and was removed.) */
+  static constexpr int kRingStages = Spec::kStages;
   static constexpr int kRegionBytes = int(Spec::kHeadStride);
   static constexpr int kSmemRing = kRingStages * Spec::kWarps * kRegionBytes;
-  static constexpr bool kRing =
-      kRingStages >= 2 && kPrefetch && Spec::kBlockSize == 16 &&
+  static constexpr bool kRingShape =
+      kTargetHasBulkCopy && kPrefetch && Spec::kBlockSize == 16 &&
       !VllmNumerics<Spec>::kValue && kRegionBytes % 16 == 0 &&
       Spec::kBlockStride % 16 == 0 &&
       minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 4 &&
-      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4 &&
-      kSmemLut + kSmemQ + (kQbShared ? kSmemQb : 0) + kSmemRing + 3072 <=
-          48 * 1024;
+      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4;
+  static constexpr bool kRing = kRingStages >= 3 && kRingShape &&
+                                Spec::kDynamicSharedBytes >= kSmemRing;
 };
 
 /* One 16-token step's raw cache data, as this lane needs it. Absent fields
@@ -690,30 +691,54 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
                                          t);
   };
 
-  // The ring: warp w's slots, step k in slot k % S. ringIssue(k) copies
-  // step k's page region (nothing past the last step) and closes a copy
-  // group either way, so that the group count per step stays uniform.
-  constexpr int S = Pl::kRingStages, R = Pl::kRegionBytes;
-  TQ_SHARED TQ_ALIGN(16) uint8_t sRing[Pl::kRing ? NW * S * R : 16];
-  uint8_t *ring = sRing + (Pl::kRing ? warp * S * R : 0);
+  // The ring: warp w's S slots of dynamic shared memory, step k in slot
+  // k % S, whose barrier completes phase (k / S) & 1 when the step has
+  // landed. ringIssue(k): lane 0 has the copy engine bring step k's page
+  // region (the page table is read a batch of steps ahead, so the copy never
+  // waits for it).
+  constexpr int S = Pl::kRing ? Pl::kRingStages : 1, R = Pl::kRegionBytes;
+  TQ_SHARED uint64_t sRingBar[Pl::kRing ? NW * S : 1];
+  uint8_t *const ring = dynamicShared() + (Pl::kRing ? warp * S * R : 0);
+  uint64_t *bars = sRingBar + (Pl::kRing ? warp * S : 0);
+  int pagesNext = 0;
   auto ringIssue = [&](int k) {
-    if (k < nSteps) {
-      if (k % kBatch == 0)
-        loadPages(k);
-      const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
-      const uint8_t *region = headBase + int64_t(pg) * Spec::kBlockStride;
-      uint8_t *slot = ring + (k % S) * R;
-      for (int c = lane; c < R / 16; c += kWarpSize)
-        copyAsync16(slot + 16 * c, region + 16 * c);
+    if (k >= nSteps) // uniform over the warp
+      return;
+    if (k % kBatch == 0) {
+      if (k == 0)
+        loadPages(0);
+      else
+        pages = pagesNext;
+      const int keep = pages;
+      loadPages(k + kBatch); // the next batch, used kBatch steps from now
+      pagesNext = pages;
+      pages = keep;
     }
-    copyAsyncCommit();
+    const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
+    if (lane == 0) {
+      fenceProxyAsyncShared(); // the slot's earlier reads before the copy
+      arriveExpectBytes(&bars[k % S], uint32_t(R));
+      bulkCopyToShared(ring + (k % S) * R,
+                       headBase + int64_t(pg) * Spec::kBlockStride,
+                       uint32_t(R), &bars[k % S]);
+    }
   };
 
   // The first step's loads (page table, then cache) go out before the
   // prologue, so that their latency overlaps the tables and the queries.
   TcRaw<Spec> ra, rb;
   if constexpr (Pl::kRing) {
-    for (int k = 0; k < S - 1; ++k)
+    // A launch with less dynamic shared memory than the plan's (a manifest
+    // edited by hand) must not write past it.
+    if (dynamicSharedBytes() < uint32_t(Pl::kSmemRing))
+      trap();
+    if (lane == 0) {
+      for (int i = 0; i < S; ++i)
+        barrierInit(&bars[i], 1);
+      fenceBarrierInit();
+    }
+    syncWarp();
+    for (int k = 0; k < S; ++k)
       ringIssue(k);
   } else if constexpr (Pl::kPrefetch) {
     if (nSteps > 0)
@@ -917,18 +942,16 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // ---- Main loop ----------------------------------------------------------
   if constexpr (Pl::kRing) {
     for (int k = 0; k < nSteps; ++k) {
-      ringIssue(k + S - 1);
-      copyAsyncWait<S - 1>(); // this lane's copies of step k have landed
-      syncWarp();             // and every lane's
+      barrierWait(&bars[k % S], uint32_t(k / S) & 1u);
       const uint8_t *slot = ring + (k % S) * R;
       const int t0 = (cFirst + k * NW) * 16;
       TcRaw<Spec> cur;
       loadStepChecked<Spec, true, FromRing>(cur, slot, slot, t0, tokEnd, ln, g,
                                             t);
-      syncWarp(); // the slot is read: step k + S may refill it
+      syncWarp();        // every lane has read the slot:
+      ringIssue(k + S);  // refill it while this step computes
       process(cur, t0);
     }
-    copyAsyncWait<0>();
   } else if constexpr (Pl::kPrefetch) {
     // Two buffers in turn (unrolled by two so that no register copies are
     // needed): step k + 1's loads are in flight while step k computes.

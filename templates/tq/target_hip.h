@@ -335,6 +335,24 @@ TQ_INLINE void copyAsync16(void *smem, const void *gmem) {
 TQ_INLINE void copyAsyncCommit() {}
 template <int N> TQ_INLINE void copyAsyncWait() {}
 
+/* target_cuda.h's bulk copies and barriers: AMD targets have no warp mma,
+ * so the decode never takes the ring that uses them; they keep the
+ * templates compiling and trap if reached. */
+constexpr bool kTargetHasBulkCopy = false;
+TQ_INLINE void barrierInit(uint64_t *, uint32_t) { __builtin_trap(); }
+TQ_INLINE void fenceBarrierInit() { __builtin_trap(); }
+TQ_INLINE void fenceProxyAsyncShared() { __builtin_trap(); }
+TQ_INLINE void arriveExpectBytes(uint64_t *, uint32_t) { __builtin_trap(); }
+TQ_INLINE void bulkCopyToShared(void *, const void *, uint32_t, uint64_t *) {
+  __builtin_trap();
+}
+TQ_INLINE void barrierWait(uint64_t *, uint32_t) { __builtin_trap(); }
+TQ_INLINE uint8_t *dynamicShared() {
+  extern __shared__ uint8_t tqDynamicShared[];
+  return tqDynamicShared;
+}
+TQ_INLINE uint32_t dynamicSharedBytes() { return 0u; }
+
 /* Address alignment test for run-time strides (activations). */
 TQ_INLINE bool isAligned(const void *p, int bytes) {
   return (uint64_t(hip_detail::uintptr(p)) & uint64_t(bytes - 1)) == 0;

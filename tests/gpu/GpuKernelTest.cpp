@@ -325,6 +325,15 @@ std::vector<Geometry> decodeGeometries() {
   // One split: decode writes the output itself (no combine kernel).
   for (const char *p : {"k3v4", "k4v2"})
     out.push_back({p, false, 128, 4, 1});
+  // Plans of 3+ stages: the copy ring (decode_tc.h) wherever the recipe
+  // takes it (every preset is built; those without the ring run as 2), with
+  // 8 splits (few steps per warp) and one (the ring's phases wrapping).
+  for (int d : {64, 128, 256})
+    for (const char *p : kPresets)
+      out.push_back({p, false, d, 4, 8, false, 4});
+  out.push_back({"k3v4", false, 128, 4, 1, false, 3});
+  out.push_back({"k4v4", false, 64, 8, 1, false, 6});
+  out.push_back({"k2v2", false, 128, 1, 2, false, 8});
   return out;
 }
 

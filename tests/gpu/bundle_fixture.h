@@ -55,11 +55,13 @@ struct Geometry {
   int gqa = 4;
   int splits = 8;
   bool vllm = false; // --layout vllm (FORMATS.md's slots and numerics)
+  int stages = 2;    // --stages (3+: the decode's copy ring where it applies)
 
   std::string bundleName() const {
     return preset + (qjl ? "_qjl" : "") + (vllm ? "-vllm" : "") + "-d" +
            std::to_string(headDim) + "-g" + std::to_string(gqa) + "-s" +
-           std::to_string(splits);
+           std::to_string(splits) +
+           (stages != 2 ? "-st" + std::to_string(stages) : "");
   }
   tqc::CacheSpec spec() const {
     tqc::CacheSpec s = *tqc::presetSpec(preset, headDim, gqa * kNumKVHeads,

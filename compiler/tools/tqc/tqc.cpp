@@ -111,6 +111,12 @@ cl::opt<int> planSmCount("sm-count", cl::init(0),
 cl::opt<int> planWarps("warps", cl::init(4),
                        cl::desc("warps per decode CTA (1..16)"),
                        cl::cat(tqcCategory));
+cl::opt<int> planStages(
+    "stages", cl::init(2),
+    cl::desc("16-token steps in flight per decode warp (1..8): 2 double-buffers "
+             "registers; 3 or more fill a shared-memory ring with bulk copies "
+             "(sm_90+, 16-token pages, codes of at most 4 bits; elsewhere as 2)"),
+    cl::cat(tqcCategory));
 cl::opt<int> planExtendBlockN(
     "extend-block-n", cl::init(0),
     cl::desc("tokens per key/value tile of the extend kernel (16..128, a "
@@ -414,6 +420,7 @@ tqc::CompileRequest requestFromFlags() {
   r.blockN = planBlockN;
   r.splits = planSplits;
   r.warps = planWarps;
+  r.stages = planStages;
   r.smCount = planSmCount;
   r.extendBlockN = planExtendBlockN;
   r.extendWarps = planExtendWarps;
@@ -616,10 +623,11 @@ int main(int argc, char **argv) {
     // an explicit --tuning-db the two conflict.
     const bool planOptions = planBlockN.getNumOccurrences() ||
                              planSplits.getNumOccurrences() ||
-                             planWarps.getNumOccurrences();
+                             planWarps.getNumOccurrences() ||
+                             planStages.getNumOccurrences();
     if (planOptions && !tuningDb.empty() && tuningDb != "none")
       return fail("--tuning-db " + tuningDb + " and --block-n/--splits/"
-                  "--warps both choose the decode plans; give one of them");
+                  "--warps/--stages both choose the decode plans; give one of them");
     if (tuningDb != "none" && !(planOptions && tuningDb.empty())) {
       bool shipped = tuningDb.empty();
       std::string path =
@@ -732,12 +740,24 @@ int main(int argc, char **argv) {
     std::string buckets;
     for (int64_t b : p.buckets)
       buckets += (buckets.empty() ? "" : ",") + std::to_string(b);
+    // Stages other than the default double buffer: whether they became
+    // the decode's copy ring (dynamic shared memory) or not.
+    std::string stages;
+    if (p.decode.stages != 2) {
+      const int64_t ring = tqc::decodeRingBytes(*config, p.decode);
+      stages = ", " + std::to_string(p.decode.stages) + " stages" +
+               (ring ? " (copy ring, " + std::to_string(ring) +
+                           " B of shared memory)"
+                : p.decode.stages > 2 ? std::string(" (no ring here: as 2)")
+                                      : std::string());
+    }
     outs() << format("  %-10s max_batch %-16s BLOCK_N %lld, %2lld splits, "
-                     "%lld warps, %lld query heads per CTA\n",
+                     "%lld warps, %lld query heads per CTA",
                      p.decodeName.c_str(), buckets.c_str(),
                      (long long)p.decode.blockN, (long long)p.decode.splits,
                      (long long)p.decode.warps,
-                     (long long)p.decode.headsPerCta);
+                     (long long)p.decode.headsPerCta)
+           << stages << "\n";
   }
   if (config->extend.present)
     outs() << format("extend (every bucket): %d chunk tokens x %d query heads "

@@ -11,6 +11,7 @@
 #include <ucontext.h>
 #include <vector>
 #include <functional>
+#include <map>
 #include "tq/spec_constants.h"
 
 #define __device__
@@ -69,6 +70,19 @@ inline void runCta(int bx, int by, int bz, int nthreads, std::function<void()> b
     if (!any) break; }
 }
 extern uintptr_t gSharedBase;
+// Dynamic shared memory of the CTA being run (the harness sets its size).
+alignas(128) inline uint8_t gDynShared[256 << 10];
+inline uint32_t gDynSharedBytes = 0;
+// mbarriers by address: a phase completes when its arrivals are in and its
+// announced bytes have landed (bulk copies complete at once here).
+struct MBar { uint32_t phase = 0, pending = 0, expected = 0; int64_t tx = 0; };
+inline std::map<const void *, MBar> &mbars() { static std::map<const void *, MBar> m; return m; }
+inline MBar &mbar(const void *p) {
+  auto it = mbars().find(p);
+  if (it == mbars().end()) { fprintf(stderr, "emu: mbarrier used before barrierInit\n"); abort(); }
+  return it->second;
+}
+inline void mbarSettle(MBar &b) { if (b.pending == 0 && b.tx == 0) { b.phase ^= 1u; b.pending = b.expected; } }
 } // namespace emu
 
 namespace tq {
@@ -202,6 +216,27 @@ inline void ldmatrixX4Trans(uint32_t (&r)[4], const void *row) { ldmatrixGeneric
 inline void copyAsync16(void *smem, const void *gmem) { chkAlign(smem, 16); chkAlign(gmem, 16); memcpy(smem, gmem, 16); }
 inline void copyAsyncCommit() {}
 template <int N> inline void copyAsyncWait() {}
+// Bulk copies and mbarriers (target_cuda.h): the copy happens at once; a
+// wait on a phase that cannot complete aborts instead of hanging.
+constexpr bool kTargetHasBulkCopy = true;
+inline void barrierInit(uint64_t *bar, uint32_t n) { chkAlign(bar, 8); emu::MBar b; b.pending = b.expected = n; emu::mbars()[bar] = b; }
+inline void fenceBarrierInit() {}
+inline void fenceProxyAsyncShared() {}
+inline void arriveExpectBytes(uint64_t *bar, uint32_t bytes) {
+  emu::MBar &b = emu::mbar(bar); if (b.pending == 0) { fprintf(stderr, "emu: mbarrier arrival beyond its count\n"); abort(); }
+  b.tx += bytes; b.pending--; emu::mbarSettle(b); }
+inline void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes, uint64_t *bar) {
+  chkAlign(smem, 16); chkAlign(gmem, 16); if (bytes % 16) { fprintf(stderr, "emu: bulk copy of %u bytes\n", bytes); abort(); }
+  const uint8_t *d = (const uint8_t *)smem, *dyn = emu::gDynShared;
+  if (d >= dyn && d < dyn + sizeof(emu::gDynShared) && d + bytes > dyn + emu::gDynSharedBytes) {
+    fprintf(stderr, "emu: bulk copy past the launch's dynamic shared memory\n"); abort(); }
+  memcpy(smem, gmem, bytes); emu::MBar &b = emu::mbar(bar); b.tx -= bytes; emu::mbarSettle(b); }
+inline void barrierWait(uint64_t *bar, uint32_t parity) {
+  for (int i = 0; emu::mbar(bar).phase == (parity & 1u); ++i) {
+    if (i > 100000) { fprintf(stderr, "emu: mbarrier phase %u never completes\n", parity & 1u); abort(); }
+    emu::yield(); } }
+inline uint8_t *dynamicShared() { return emu::gDynShared; }
+inline uint32_t dynamicSharedBytes() { return emu::gDynSharedBytes; }
 inline uint32_t bytePerm(uint32_t lo, uint32_t hi, uint32_t sel) {
   uint64_t v = lo | (uint64_t(hi) << 32); uint32_t r = 0;
   for (int i = 0; i < 4; ++i) { int s = (sel >> (4 * i)) & 15; if (s & 8) abort(); r |= uint32_t((v >> (8 * s)) & 0xff) << (8 * i); }

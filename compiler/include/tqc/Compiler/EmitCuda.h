@@ -31,10 +31,18 @@ struct KernelEntry {
   /// sm_90+), so the runtime may launch it with programmatic stream
   /// serialization (manifest "programmatic_launch").
   bool programmaticLaunch = false;
+  /// Dynamic shared memory the launch passes (manifest
+  /// "dynamic_shared_bytes"): a decode plan's copy ring, else 0.
+  int64_t dynamicSharedBytes = 0;
 };
 
 /// Whether `arch` (sm_XX[a]) has programmatic dependent launch: sm_90+.
 bool archHasProgrammaticLaunch(const std::string &arch);
+
+/// Dynamic shared memory of a decode plan: the copy ring of decode_tc.h
+/// (stages >= 3: stages x warps x one (page, head) region) for the plans
+/// whose recipe, layout and arch take it, else 0.
+int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan);
 
 /// The kernels a configuration produces, in launch order per dtype.
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c);

@@ -27,6 +27,7 @@ struct CompileRequest {
   int64_t splits = 0; ///< 0: chosen per batch bucket
   int64_t smCount = 0; ///< 0: the arch's usual count
   int64_t warps = 4;
+  int64_t stages = 2; ///< decode steps in flight per warp (3+: the ring)
   int64_t extendBlockN = 0; ///< extend's key/value tile (0: 32)
   int64_t extendWarps = 4;   ///< its warps (16 query rows each)
 };
