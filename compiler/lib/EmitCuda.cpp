@@ -393,11 +393,20 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
     os << "#include \"tq/extend.h\"\n";
   os << "\n";
 
+  // Developer knob (TQC_DEVICE_DEFINES): a register cap for the decode
+  // kernels, as the resident warps per SM it must allow.
+  int decodeMinWarps = 0;
+  for (const auto &[name, value] : defines)
+    if (name == "TQ_DECODE_MIN_WARPS_PER_SM")
+      decodeMinWarps = std::atoi(value.c_str());
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
+    int minBlocks = e.minBlocks;
+    if (e.kind == "decode" && decodeMinWarps > 0 && e.plan >= 0)
+      minBlocks = decodeMinWarps / int(c.plans[e.plan].decode.warps);
     os << "extern \"C\" __global__ void __launch_bounds__(" << e.spec
        << "::" << e.warpsMember << " * 32"
-       << (e.minBlocks > 1 ? ", " + std::to_string(e.minBlocks) : "")
+       << (minBlocks > 1 ? ", " + std::to_string(minBlocks) : "")
        << ")\n"
        << e.symbol << "(const " << e.args << " a) { tq::" << e.function
        << "<" << e.spec << ", " << type << ">(a); }\n";

@@ -68,6 +68,9 @@
 #ifndef TQ_TC_REQUIRE_RING
 #define TQ_TC_REQUIRE_RING 0 /* 1: a plan that does not take the ring fails */
 #endif
+#ifndef TQ_TC_QB_SHARED
+#define TQ_TC_QB_SHARED 0 /* 1: the query's B fragments in shared memory at any D */
+#endif
 #ifndef TQ_TC_SUBNORMAL_CODES
 #define TQ_TC_SUBNORMAL_CODES true
 #endif
@@ -159,7 +162,8 @@ template <class Spec> struct TcPlan {
   static constexpr int kSmemQ = Spec::kHeadsPerCta * D * 4;
   static constexpr int kSmemQb = KC * (K::kBf16 ? 2 : 1) * kWarpSize * 8;
   static constexpr bool kQbShared =
-      D > 128 && kSmemLut + kSmemQ + kSmemQb + 1024 <= 48 * 1024;
+      (D > 128 || TQ_TC_QB_SHARED) &&
+      kSmemLut + kSmemQ + kSmemQb + 1024 <= 48 * 1024;
   /* The query as two terms (hi + lo) of the mma's operand type: bf16 keys
    * need it (a bf16 query alone costs ~1% of accuracy on peaked softmaxes);
    * for fp16 it would halve the error again (worst 5.7e-3 -> 2.9e-3 on the
