@@ -20,7 +20,8 @@
 #             shipped plan, then 2-split BLOCK_N-64 plans of 4 and 8 warps
 #             with 2 and 4 stages (4: the copy ring); NCU_DECODE_EXTRA adds
 #             "name:tqc-args" variants (commas for spaces, e.g.
-#             w8-st6:--warps,8,--stages,6)
+#             w8-st6:--warps,8,--stages,6); NCU_DECODE_SECTIONS replaces
+#             the sections (e.g. with --metrics lists)
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
 #             (bench/tuner_quality.py reads the timings afterwards)
@@ -137,7 +138,7 @@ for stage in $stages; do
       bundle "k3v4-${v%%:*}" --preset k3v4 --splits 2 --block-n 64 $(echo "${v#*:}" | tr , ' ')
       variants="$variants k3v4-${v%%:*}"
     done
-    S="$ncu_sections --section InstructionStats --section SchedulerStats"
+    S="${NCU_DECODE_SECTIONS:-$ncu_sections --section InstructionStats --section SchedulerStats}"
     for v in $variants; do
       ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:decode --launch-skip 3 --launch-count 1 $S \
         python3 bench/profile_decode.py --bundle "$work/$v" --batch 32 --context 32768 \
