@@ -9,6 +9,7 @@
 #include "tqc/Autotune/Selection.h"
 #include "tqc/Autotune/TuningDbWriter.h"
 #include "tqc/Compiler/CudaToolchain.h"
+#include "tqc/Compiler/Toolchain.h"
 
 #include "tqc/numerics/spec.h"
 
@@ -213,6 +214,12 @@ std::string runAutotune(const AutotuneOptions &o) {
   // later carries it (its sm_count key).
   if (request.smCount == 0)
     request.smCount = dev.smCount;
+  // The default stages include the decode's copy ring where the arch has
+  // it (sm_90+; recipes without the ring compile 3 stages as 2).
+  const bool copyRing =
+      !isAmdArch(request.arch) && cudaArchNumber(request.arch) >= 90;
+  if (copyRing && o.space.stages.empty())
+    cands = generateCandidates(o.space, gqa, copyRing);
   std::optional<std::string> canonical = canonicalPreset(request.preset);
   std::string preset = canonical ? *canonical : request.preset;
 
@@ -233,7 +240,7 @@ std::string runAutotune(const AutotuneOptions &o) {
       listText(o.space.headsPerCta.empty() ? defaultSpace(gqa).headsPerCta
                                            : o.space.headsPerCta) +
       " x stages " +
-      listText(o.space.stages.empty() ? defaultSpace(gqa).stages
+      listText(o.space.stages.empty() ? defaultSpace(gqa, copyRing).stages
                                       : o.space.stages) +
       ") for " + request.arch + " into " +
       std::to_string(std::min<size_t>(n, size_t(jobs))) + " bundle(s) on " +
@@ -376,7 +383,8 @@ std::string runAutotune(const AutotuneOptions &o) {
         ", timings.csv and a heat map per bucket");
   }
   out("plans per batch bucket (expected latency over " + dist.description +
-      "):");
+      "; ties within " + std::to_string(int(100 * kTieMargin)) +
+      " % to the smallest worst slowdown at any length):");
   for (size_t b = 0; b < buckets.size(); ++b) {
     if (choices[b].candidate < 0) {
       out("  bucket " + std::to_string(buckets[b]) + ": no plan");

@@ -30,13 +30,13 @@ std::vector<int64_t> defaultHeadsPerCta(int64_t gqaRatio) {
   return out;
 }
 
-CandidateSpace defaultSpace(int64_t gqaRatio) {
+CandidateSpace defaultSpace(int64_t gqaRatio, bool copyRing) {
   CandidateSpace s;
   s.blockN = {32, 64, 128};
   s.splits = {1, 2, 4, 8, 16, 32};
   s.warps = {4, 8};
   s.headsPerCta = defaultHeadsPerCta(gqaRatio);
-  s.stages = {2};
+  s.stages = copyRing ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{2};
   return s;
 }
 
@@ -56,14 +56,14 @@ std::string checkList(const std::vector<int64_t> &list, const char *name,
 } // namespace
 
 CandidateList generateCandidates(const CandidateSpace &given,
-                                 int64_t gqaRatio) {
+                                 int64_t gqaRatio, bool copyRing) {
   CandidateList out;
   if (gqaRatio < 1) {
     out.error = "the GQA ratio is " + std::to_string(gqaRatio) +
                 "; num_q_heads must be a positive multiple of num_kv_heads";
     return out;
   }
-  CandidateSpace d = defaultSpace(gqaRatio);
+  CandidateSpace d = defaultSpace(gqaRatio, copyRing);
   auto pick = [](const std::vector<int64_t> &g, const std::vector<int64_t> &def) {
     return g.empty() ? def : g;
   };

@@ -175,21 +175,25 @@ std::string reportMarkdown(const ReportInput &in) {
     s += "| " + std::to_string(p.length) + " | " + fmt("%.4f", p.weight) +
          " |\n";
 
-  s += "\n## Chosen plans\n\n"
+  s += "\n## Chosen plans\n\n" +
+       fmt("The lowest expected latency; plans within %.0f %% of it are ties, "
+           "won by the smallest worst slowdown at any length (worst).\n\n",
+           100 * kTieMargin) +
        "| bucket | BLOCK_N | splits | warps | heads/CTA | stages | expected us "
-       "| built-in plan us | gain |\n"
-       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       "| worst | built-in plan us | gain |\n"
+       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (size_t b = 0; b < t.buckets.size(); ++b) {
     const BucketChoice &ch = in.choices[b];
     s += "| " + std::to_string(t.buckets[b]) + " | ";
     if (ch.candidate < 0) {
-      s += "no plan | | | | | | | |\n";
+      s += "no plan | | | | | | | | |\n";
       continue;
     }
     const Candidate &c = t.candidates[size_t(ch.candidate)];
     s += std::to_string(c.blockN) + " | " + std::to_string(c.splits) + " | " +
          std::to_string(c.warps) + " | " + std::to_string(c.headsPerCta) +
-         " | " + std::to_string(c.stages) + " | " + us(ch.expectedUs) + " | ";
+         " | " + std::to_string(c.stages) + " | " + us(ch.expectedUs) + " | " +
+         fmt("%.3fx", worstSlowdown(t, b, size_t(ch.candidate))) + " | ";
     int d = b < in.defaults.size() ? in.defaults[b] : -1;
     double de = d >= 0 ? t.expectedUs(b, size_t(d)) : NAN;
     if (d < 0)

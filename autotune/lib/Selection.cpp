@@ -51,7 +51,23 @@ std::vector<int> rankCandidates(const TimingTable &t, size_t b) {
   return order;
 }
 
-BucketChoice chooseBest(const TimingTable &t, size_t b) {
+double worstSlowdown(const TimingTable &t, size_t b, size_t c) {
+  if (!t.complete(b, c))
+    return kNaN;
+  double worst = 1;
+  for (size_t p = 0; p < t.points.size(); ++p) {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t o = 0; o < t.candidates.size(); ++o) {
+      const CandidateTimes &r = t.row(b, o);
+      if (r.failure.empty() && std::isfinite(r.us[p]))
+        best = std::min(best, r.us[p]);
+    }
+    worst = std::max(worst, t.row(b, c).us[p] / best);
+  }
+  return worst;
+}
+
+BucketChoice chooseBest(const TimingTable &t, size_t b, double tieMargin) {
   BucketChoice choice;
   std::vector<int> order = rankCandidates(t, b);
   if (order.empty()) {
@@ -70,8 +86,20 @@ BucketChoice chooseBest(const TimingTable &t, size_t b) {
                    (example.empty() ? "" : "; e.g. " + example) + ")";
     return choice;
   }
-  choice.candidate = order.front();
-  choice.expectedUs = t.expectedUs(b, order.front());
+  // order is by expected latency (stable: candidate order among equals), so
+  // the ties are a prefix of it.
+  const double limit = t.expectedUs(b, order.front()) * (1 + tieMargin);
+  int pick = order.front();
+  double pickWorst = worstSlowdown(t, b, size_t(pick));
+  for (int c : order) {
+    if (t.expectedUs(b, c) > limit)
+      break;
+    const double w = worstSlowdown(t, b, size_t(c));
+    if (w < pickWorst) // strict: the faster on average keeps equal ones
+      pick = c, pickWorst = w;
+  }
+  choice.candidate = pick;
+  choice.expectedUs = t.expectedUs(b, pick);
   return choice;
 }
 

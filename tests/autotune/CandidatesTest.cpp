@@ -27,6 +27,13 @@ TEST(Candidates, DefaultsForGqa4) {
   EXPECT_EQ(heads, (std::set<int64_t>{2, 4}));
   EXPECT_EQ(blockN, (std::set<int64_t>{32, 64, 128}));
   EXPECT_EQ(splits, (std::set<int64_t>{1, 2, 4, 8, 16, 32}));
+  // Where the decode has its copy ring (sm_90+), 3 stages as well.
+  CandidateList ring = generateCandidates({}, 4, /*copyRing=*/true);
+  EXPECT_EQ(ring.candidates.size(), 144u);
+  std::set<int64_t> stages;
+  for (const Candidate &c : ring.candidates)
+    stages.insert(c.stages);
+  EXPECT_EQ(stages, (std::set<int64_t>{2, 3}));
 }
 
 TEST(Candidates, HeadsPerCtaFollowTheGroup) {

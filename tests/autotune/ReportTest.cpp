@@ -78,8 +78,9 @@ TEST(Report, MarkdownTables) {
   EXPECT_EQ(md.rfind("# tqc autotune report\n", 0), 0u);
   EXPECT_NE(md.find("- GPU: test\n"), std::string::npos);
   EXPECT_NE(md.find("| 1024 | 0.5000 |"), std::string::npos);
-  // Chosen plan row: bucket 8, (32, 1, 4, 4, 2), 55 us; built-in 66 us.
-  EXPECT_NE(md.find("| 8 | 32 | 1 | 4 | 4 | 2 | 55.0 | 66.0 | 1.20x |"),
+  // Chosen plan row: bucket 8, (32, 1, 4, 4, 2), 55 us, the fastest at
+  // every length (worst 1.000x); built-in 66 us.
+  EXPECT_NE(md.find("| 8 | 32 | 1 | 4 | 4 | 2 | 55.0 | 1.000x | 66.0 | 1.20x |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("![expected latency over BLOCK_N and splits](heatmap_b8.svg)"),

@@ -37,18 +37,39 @@ TEST(Selection, ExpectedLatencyIsTheWeightedSum) {
 
 TEST(Selection, ChoosesTheLowestExpectedLatencyPerBucket) {
   TimingTable t = synthetic();
-  BucketChoice b1 = chooseBest(t, 0);
+  BucketChoice b1 = chooseBest(t, 0, /*tieMargin=*/0);
   EXPECT_EQ(b1.error, "");
   // 0: 2.5 + 30 + 100 = 132.5; 1: 3 + 10 + 22.5 = 35.5;
   // 2: 3.75 + 9 + 25 = 37.75.
   EXPECT_EQ(b1.candidate, 1);
   EXPECT_DOUBLE_EQ(b1.expectedUs, 35.5);
-  BucketChoice b32 = chooseBest(t, 1);
+  BucketChoice b32 = chooseBest(t, 1, /*tieMargin=*/0);
   // 0: 7.5 + 100 + 375 = 482.5; 1: 8.75 + 95 + 377.5 = 481.25;
   // 2: 10 + 130 + 350 = 490.
   EXPECT_EQ(b32.candidate, 1);
   EXPECT_DOUBLE_EQ(b32.expectedUs, 481.25);
   EXPECT_EQ(rankCandidates(t, 1), (std::vector<int>{1, 0, 2}));
+}
+
+TEST(Selection, TiesGoToThePlanNeverFarBehind) {
+  TimingTable t = synthetic();
+  // Bucket 32, fastest per length 30 / 190 / 1400: candidate 0 is at most
+  // 1500/1400 = 7.1 % behind, 1 (the lowest expected latency) 35/30 =
+  // 16.7 %, 2 (490, 1.8 % above 481.25) 368/190 = 36.8 %.
+  EXPECT_NEAR(worstSlowdown(t, 1, 0), 1500.0 / 1400, 1e-12);
+  EXPECT_NEAR(worstSlowdown(t, 1, 1), 35.0 / 30, 1e-12);
+  BucketChoice b32 = chooseBest(t, 1); // default margin: 2 %
+  EXPECT_EQ(b32.candidate, 0);
+  EXPECT_DOUBLE_EQ(b32.expectedUs, 482.5);
+  // Outside the margin the lowest expected latency wins whatever its
+  // worst length: bucket 1's 35.5 vs 37.75 (6 % apart).
+  EXPECT_EQ(chooseBest(t, 0).candidate, 1);
+  EXPECT_EQ(chooseBest(t, 1, 0.001).candidate, 1);
+  // Failed and pruned candidates are no ties, and pruned ones still count
+  // for the per-length best where they were timed.
+  t.row(1, 0).prunedAfter = 1;
+  EXPECT_EQ(chooseBest(t, 1).candidate, 1);
+  EXPECT_TRUE(std::isnan(worstSlowdown(t, 1, 0)));
 }
 
 TEST(Selection, FailedPrunedAndMissingAreNotChosen) {

@@ -33,8 +33,11 @@ struct CandidateSpace {
 };
 
 /// BLOCK_N {32, 64, 128}, splits {1, 2, 4, 8, 16, 32}, warps {4, 8},
-/// stages {2}, heads per CTA from defaultHeadsPerCta(gqaRatio).
-CandidateSpace defaultSpace(int64_t gqaRatio);
+/// heads per CTA from defaultHeadsPerCta(gqaRatio), stages {2}, or {2, 3}
+/// where the target has the decode's copy ring (sm_90+: 3 stages beat 2 by
+/// 1-11 % at most (batch, length) points of k3v4 on the H200,
+/// bench/results/2026-11-30-session7-h200).
+CandidateSpace defaultSpace(int64_t gqaRatio, bool copyRing = false);
 
 /// The largest divisor of the GQA group a CTA can hold (<= 8: the decode
 /// template's limit), plus its half when that is whole: a CTA per full
@@ -52,7 +55,7 @@ struct CandidateList {
   std::string error;
 };
 CandidateList generateCandidates(const CandidateSpace &space,
-                                 int64_t gqaRatio);
+                                 int64_t gqaRatio, bool copyRing = false);
 
 /// "1,8,32" -> {1, 8, 32}: positive integers separated by commas, no
 /// duplicates. Returns false with `error` naming the bad item.

@@ -60,9 +60,23 @@ struct BucketChoice {
   std::string error;   ///< set when no candidate is complete
 };
 
-/// The complete candidate of lowest expected latency (the first of equal
-/// ones in candidate order, so the choice is deterministic).
-BucketChoice chooseBest(const TimingTable &t, size_t bucket);
+/// Expected latencies within this fraction of the lowest are equal within
+/// the timing noise (identical plans differ by 2-3 % between runs on the
+/// H200, bench/results/2026-11-30-session6-h200).
+constexpr double kTieMargin = 0.02;
+
+/// The complete candidate of lowest expected latency. Candidates within
+/// `tieMargin` of it are ties, and among them the one whose worst slowdown
+/// against the fastest candidate at any measured length is smallest wins
+/// (one CUDA graph serves every length of a bucket, so a plan never far
+/// behind is the better pick), then the lower expected latency, then the
+/// first in candidate order (deterministic).
+BucketChoice chooseBest(const TimingTable &t, size_t bucket,
+                        double tieMargin = kTieMargin);
+
+/// A candidate's largest ratio to the fastest candidate of its bucket at
+/// any length (1 = fastest everywhere); NaN unless complete.
+double worstSlowdown(const TimingTable &t, size_t bucket, size_t candidate);
 
 /// Complete candidates of a bucket, fastest first.
 std::vector<int> rankCandidates(const TimingTable &t, size_t bucket);
