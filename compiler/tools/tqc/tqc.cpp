@@ -751,10 +751,11 @@ int main(int argc, char **argv) {
                 : p.decode.stages > 2 ? std::string(" (no ring here: as 2)")
                                       : std::string());
     }
-    outs() << format("  %-10s max_batch %-16s BLOCK_N %lld, %2lld splits, "
+    outs() << format("  %-10s max_batch %-16s BLOCK_N %lld, %2lld split%s, "
                      "%lld warps, %lld query heads per CTA",
                      p.decodeName.c_str(), buckets.c_str(),
                      (long long)p.decode.blockN, (long long)p.decode.splits,
+                     p.decode.splits == 1 ? "" : "s",
                      (long long)p.decode.warps,
                      (long long)p.decode.headsPerCta)
            << stages << "\n";
