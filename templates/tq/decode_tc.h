@@ -697,15 +697,16 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
 
   // The ring: warp w's S slots of dynamic shared memory, step k in slot
   // k % S, whose barrier completes phase (k / S) & 1 when the step has
-  // landed. ringIssue(k): lane 0 has the copy engine bring step k's page
-  // region (the page table is read a batch of steps ahead, so the copy never
-  // waits for it).
+  // landed. ringIssue(k, slot): lane 0 has the copy engine bring step k's
+  // page region into `slot` (= k % S, which the caller tracks: no division
+  // per step); the page table is read a batch of steps ahead, so the copy
+  // never waits for it.
   constexpr int S = Pl::kRing ? Pl::kRingStages : 1, R = Pl::kRegionBytes;
   TQ_SHARED uint64_t sRingBar[Pl::kRing ? NW * S : 1];
   uint8_t *const ring = dynamicShared() + (Pl::kRing ? warp * S * R : 0);
   uint64_t *bars = sRingBar + (Pl::kRing ? warp * S : 0);
   int pagesNext = 0;
-  auto ringIssue = [&](int k) {
+  auto ringIssue = [&](int k, int slot) {
     if (k >= nSteps) // uniform over the warp
       return;
     if (k % kBatch == 0) {
@@ -721,10 +722,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
     if (lane == 0) {
       fenceProxyAsyncShared(); // the slot's earlier reads before the copy
-      arriveExpectBytes(&bars[k % S], uint32_t(R));
-      bulkCopyToShared(ring + (k % S) * R,
+      arriveExpectBytes(&bars[slot], uint32_t(R));
+      bulkCopyToShared(ring + slot * R,
                        headBase + int64_t(pg) * Spec::kBlockStride,
-                       uint32_t(R), &bars[k % S]);
+                       uint32_t(R), &bars[slot]);
     }
   };
 
@@ -743,7 +744,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     }
     syncWarp();
     for (int k = 0; k < S; ++k)
-      ringIssue(k);
+      ringIssue(k, k);
   } else if constexpr (Pl::kPrefetch) {
     if (nSteps > 0)
       loadStepK(ra, 0);
@@ -945,16 +946,20 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
 
   // ---- Main loop ----------------------------------------------------------
   if constexpr (Pl::kRing) {
+    int slot = 0;        // k % S
+    uint32_t parity = 0; // (k / S) & 1
     for (int k = 0; k < nSteps; ++k) {
-      barrierWait(&bars[k % S], uint32_t(k / S) & 1u);
-      const uint8_t *slot = ring + (k % S) * R;
+      barrierWait(&bars[slot], parity);
+      const uint8_t *data = ring + slot * R;
       const int t0 = (cFirst + k * NW) * 16;
       TcRaw<Spec> cur;
-      loadStepChecked<Spec, true, FromRing>(cur, slot, slot, t0, tokEnd, ln, g,
+      loadStepChecked<Spec, true, FromRing>(cur, data, data, t0, tokEnd, ln, g,
                                             t);
-      syncWarp();        // every lane has read the slot:
-      ringIssue(k + S);  // refill it while this step computes
+      syncWarp();             // every lane has read the slot:
+      ringIssue(k + S, slot); // refill it while this step computes
       process(cur, t0);
+      if (++slot == S)
+        slot = 0, parity ^= 1u;
     }
   } else if constexpr (Pl::kPrefetch) {
     // Two buffers in turn (unrolled by two so that no register copies are

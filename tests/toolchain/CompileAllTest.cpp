@@ -64,28 +64,30 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
   mlir::MLIRContext ctx(registry);
   auto module = tqc::buildRequestModule(ctx, request);
   // Two decode plans instead of the six per-bucket defaults: the default
-  // path's many splits at 4 warps, and one split at 8 warps (what the tuner
-  // picks for large batches); splits only change constants beyond the
-  // kSplits > 1 merge path, so these cover the code a bundle can hold at a
-  // third of the compile time.
+  // path's many splits at 4 warps with 3 stages (the copy ring where the
+  // recipe and arch take it: sm_90+), and one split at 8 warps with 2 (what
+  // the tuner picks for large batches); splits only change constants beyond
+  // the kSplits > 1 merge path, so these cover the code a bundle can hold
+  // at a third of the compile time.
   {
     mlir::Builder b(&ctx);
     auto plan = [&](int64_t bucket, int64_t blockN, int64_t splits,
-                    int64_t warps) {
+                    int64_t warps, int64_t stages) {
       return b.getDictionaryAttr(
           {b.getNamedAttr("bucket", b.getI64IntegerAttr(bucket)),
            b.getNamedAttr("block_n", b.getI64IntegerAttr(blockN)),
            b.getNamedAttr("splits", b.getI64IntegerAttr(splits)),
            b.getNamedAttr("warps", b.getI64IntegerAttr(warps)),
            b.getNamedAttr("heads_per_cta", b.getI64IntegerAttr(4)),
-           b.getNamedAttr("stages", b.getI64IntegerAttr(2))});
+           b.getNamedAttr("stages", b.getI64IntegerAttr(stages))});
     };
     // 8 warps at head_dim 256 spill a few bytes (k3v3 on sm_90/sm_100:
     // 8 B; the tuner times such plans, slower is all they can be), so the
     // one-split plan keeps 4 warps there.
     const int64_t warps = c.headDim >= 256 ? 4 : 8;
     (*module)->setAttr("tq.tuned_plans",
-                       b.getArrayAttr({plan(1, 64, 32, 4), plan(64, 32, 1, warps)}));
+                       b.getArrayAttr({plan(1, 64, 32, 4, 3),
+                                       plan(64, 32, 1, warps, 2)}));
   }
   std::string dump;
   llvm::raw_string_ostream dumpStream(dump);
@@ -100,6 +102,21 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
 
   ASSERT_EQ(config->plans.size(), 2u);
   const bool amd = tqc::isAmdArch(c.arch);
+  // The 3-stage plan gets its copy ring exactly where the recipe, layout
+  // and arch take it (decode.h fails the build of a plan given the memory
+  // that the template would not use, so compiling is the other half).
+  // Which recipes those are (codes of <= 4 bits whose lane slices are
+  // whole words and whose step fits TQ_TC_PREFETCH_WORDS registers):
+  const std::string &p = c.preset;
+  const bool ringRecipe =
+      !c.qjl && !c.vllm &&
+      ((c.headDim == 128 &&
+        (p == "k3v4" || p == "k4v4" || p == "k4v2" || p == "k2v2")) ||
+       (c.headDim == 64 && p == "k4v4") || (c.headDim == 256 && p == "k2v2"));
+  const bool ringArch = !amd && tqc::cudaArchNumber(c.arch) >= 90;
+  EXPECT_EQ(tqc::decodeRingBytes(*config, config->plans[0].decode) > 0,
+            ringRecipe && ringArch);
+  EXPECT_EQ(tqc::decodeRingBytes(*config, config->plans[1].decode), 0);
   if (amd) {
     EXPECT_NE(source.find("#include \"tq/target_hip.h\""), std::string::npos);
     // Every kernel symbol is in the code object's metadata, nothing else.
