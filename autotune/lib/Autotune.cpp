@@ -9,7 +9,6 @@
 #include "tqc/Autotune/Selection.h"
 #include "tqc/Autotune/TuningDbWriter.h"
 #include "tqc/Compiler/CudaToolchain.h"
-#include "tqc/Compiler/Toolchain.h"
 
 #include "tqc/numerics/spec.h"
 
@@ -214,11 +213,10 @@ std::string runAutotune(const AutotuneOptions &o) {
   // later carries it (its sm_count key).
   if (request.smCount == 0)
     request.smCount = dev.smCount;
-  // The default stages include the decode's copy ring where the arch has
-  // it (sm_90+; recipes without the ring compile 3 stages as 2).
-  const bool copyRing =
-      !isAmdArch(request.arch) && cudaArchNumber(request.arch) >= 90;
-  if (copyRing && o.space.stages.empty())
+  // The default stages add 3 where this recipe, layout and arch take the
+  // decode's copy ring (elsewhere 3 stages would compile as 2: duplicates).
+  const bool copyRing = o.space.stages.empty() && recipeTakesCopyRing(request);
+  if (copyRing)
     cands = generateCandidates(o.space, gqa, copyRing);
   std::optional<std::string> canonical = canonicalPreset(request.preset);
   std::string preset = canonical ? *canonical : request.preset;

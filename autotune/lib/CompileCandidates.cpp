@@ -121,10 +121,35 @@ CandidateBundle compileBundle(const CompileRequest &request,
     error = build.error;
     return out;
   }
+  if (std::string err = checkSharedMemory(*config, build); !err.empty()) {
+    error = err;
+    return out;
+  }
   out.manifest = manifestJson(*config, build, version);
   out.cubin = std::move(build.image);
   out.ptx = std::move(build.ptx);
   return out;
+}
+
+bool recipeTakesCopyRing(const CompileRequest &request) {
+  std::lock_guard<std::mutex> lock(mlirLock());
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.printOpOnDiagnostic(false);
+  mlir::ScopedDiagnosticHandler handler(
+      &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+  CompileRequest probe = request;
+  probe.stages = 3;
+  probe.splits = 1;
+  mlir::OwningOpRef<mlir::ModuleOp> module = buildRequestModule(ctx, probe);
+  std::string ignored;
+  llvm::raw_string_ostream dump(ignored);
+  if (mlir::failed(runPipeline(*module, probe, "", dump)))
+    return false;
+  mlir::FailureOr<KernelConfig> c = extractKernelConfig(*module);
+  return mlir::succeeded(c) && !c->plans.empty() &&
+         decodeRingBytes(*c, c->plans.front().decode) > 0;
 }
 
 CompiledCandidates

@@ -211,6 +211,36 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
   return m.dump(2) + "\n";
 }
 
+std::string checkSharedMemory(const KernelConfig &c, const KernelBuild &build) {
+  if (isAmdArch(c.arch))
+    return "";
+  const int cc = cudaArchNumber(c.arch);
+  // cudaDevAttrMaxSharedMemoryPerBlockOptin by compute capability.
+  const int64_t limit = cc >= 120  ? 101376
+                        : cc >= 90 ? 232448
+                        : cc == 80 ? 166912
+                                   : 101376;
+  for (const KernelEntry &e : kernelEntries(c)) {
+    auto it = build.resources.find(e.symbol);
+    const int64_t total = e.dynamicSharedBytes +
+                          (it != build.resources.end() ? it->second.sharedBytes : 0);
+    if (total <= limit)
+      continue;
+    std::string plan;
+    if (e.plan >= 0) {
+      const LaunchConfig &p = c.plans[size_t(e.plan)].decode;
+      plan = " (plan " + std::to_string(e.plan) + ": " +
+             std::to_string(p.warps) + " warps, " + std::to_string(p.stages) +
+             " stages, a copy ring of " + std::to_string(e.dynamicSharedBytes) +
+             " bytes)";
+    }
+    return "kernel " + e.symbol + plan + " needs " + std::to_string(total) +
+           " bytes of shared memory; " + c.arch + " allows " +
+           std::to_string(limit) + " per block: use fewer stages or warps";
+  }
+  return "";
+}
+
 std::string bundleHeader(const std::string &manifest,
                          const std::vector<char> &cubin,
                          const std::string &ptx) {

@@ -166,14 +166,28 @@ int extendPrepWarps(const KernelConfig &c) {
 
 } // namespace
 
+namespace {
+/// TQ_TC_PREFETCH_WORDS as the generated unit will see it (a developer may
+/// override it with TQC_DEVICE_DEFINES; decode_tc.h's default otherwise).
+int prefetchWordsLimit() {
+  std::string error;
+  for (const auto &[name, value] : deviceDefinesFromEnv(error))
+    if (name == "TQ_TC_PREFETCH_WORDS")
+      return std::atoi(value.c_str());
+  return 28;
+}
+} // namespace
+
 int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   // Predicts TcPlan<Spec>::kRing (decode_tc.h) from the recipe: the
-  // tensor-core path with register-prefetched steps (codes of <= 4 bits;
-  // fp8 and bf16 steps are too big), whole-word lane slices, 16-token pages
-  // of the native layout, and the bulk copies of sm_90+. decode.h fails the
-  // build of a plan given memory that the template would not use, so a
-  // drift between the two is a compile error (the toolchain tier builds
-  // ring plans of every preset), never a silent waste.
+  // tensor-core path with register-prefetched steps, whole-word lane
+  // slices, 16-token pages of the native layout, and the bulk copies of
+  // sm_90+. decode.h fails the build of a plan given memory that the
+  // template would not use, so that drift is a compile error (the toolchain
+  // tier builds a 3-stage plan of every preset). The prediction is
+  // conservative the other way: fp8 and bf16 tensors are left out (their
+  // steps mostly exceed the prefetch registers; k8v4 at head_dim 64 would
+  // fit, untested), and a plan left out simply runs as 2 stages.
   if (plan.stages < 3 || isAmdArch(c.arch) || cudaArchNumber(c.arch) < 90 ||
       c.layout.kind != LayoutKind::Native || c.blockSize != 16 ||
       c.layout.headStride % 16 || c.layout.blockStride % 16 ||
@@ -201,7 +215,8 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   // step's raw registers within TQ_TC_PREFETCH_WORDS (28).
   const int kSlice = c.headDim / 4 * c.key.quant.codeBits() / 8;
   const int vSlice = c.headDim / 8 * c.value.quant.codeBits() / 8;
-  if (kSlice % 4 || vSlice % 4 || 2 * kSlice / 4 + 4 * vSlice / 4 + 6 > 28)
+  if (kSlice % 4 || vSlice % 4 ||
+      2 * kSlice / 4 + 4 * vSlice / 4 + 6 > prefetchWordsLimit())
     return 0;
   return plan.stages * plan.warps * c.layout.headStride;
 }

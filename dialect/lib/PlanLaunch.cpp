@@ -155,13 +155,13 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                get("heads_per_cta"), get("stages")};
       if (!d || bucket < 1 || c.blockN < 16 || c.blockN % 16 ||
           c.splits < 1 || c.splits > 64 || c.warps < 1 || c.warps > 16 ||
-          c.heads < 1 || group % c.heads || c.stages < 1)
+          c.heads < 1 || group % c.heads || c.stages < 1 || c.stages > 8)
         return module.emitError()
                << "tq.tuned_plans entry " << a
                << " is not a valid plan (bucket >= 1, block_n a multiple of "
                   "16, splits 1..64, warps 1..16, heads_per_cta dividing the "
                   "GQA group of "
-               << group << ", stages >= 1)";
+               << group << ", stages 1..8)";
       if (!out.empty() && bucket <= out.back().first)
         return module.emitError() << "tq.tuned_plans buckets must ascend; got "
                                   << bucket << " after " << out.back().first;

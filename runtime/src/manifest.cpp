@@ -631,9 +631,9 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
       r.inconsistent(block, "'" + path + ".block' has " +
                                 std::to_string(threads) +
                                 " threads; a CUDA block has at most 1024");
-    // tqc writes nvJitLink's static shared memory here; the templates use
-    // no dynamic shared memory, so launches pass dynamic_shared_bytes
-    // (absent: 0), never this number.
+    // tqc writes nvJitLink's static shared memory here (informational);
+    // launches pass dynamic_shared_bytes (absent: 0; a decode plan's copy
+    // ring), never this number.
     d.staticSharedBytes = static_cast<uint32_t>(
         r.integer(k, path, "shared_bytes", 0, 1 << 30));
     if (const Value *dyn = k.find("dynamic_shared_bytes"))

@@ -14,6 +14,7 @@ static int gDummyStatic;
 using Spec = PLAN;
 int main(int argc, char **argv) {
   emu::gDynSharedBytes = uint32_t(Spec::kDynamicSharedBytes); // what the manifest gives the launch
+  if (emu::gDynSharedBytes > sizeof(emu::gDynShared)) { printf("emu: %u B of dynamic shared memory, the emulator has %zu\n", emu::gDynSharedBytes, sizeof(emu::gDynShared)); return 1; }
   emu::gSharedBase = ((uintptr_t)&gDummyStatic & ~uintptr_t((1 << 24) - 1)) - (uintptr_t(1) << 30) - 0x400; // sm_90: user smem starts at 0x400
   const int d = Spec::kHeadDim, hq = Spec::kNumQHeads, hkv = Spec::kNumKVHeads, bs = Spec::kBlockSize;
   auto spec = tqc::presetSpec(PRESET, d, hq, hkv, bs);

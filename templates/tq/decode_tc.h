@@ -137,7 +137,8 @@ template <class Spec> struct TcPlan {
   static constexpr int kRawWords = 2 * K::kWords + 4 * V::kWords + 6;
   /* Double-buffer the raw registers when they are few (the big ones, bf16
    * and fp8 at large head_dim, rely on occupancy instead). */
-  static constexpr bool kPrefetch = kRawWords <= TQ_TC_PREFETCH_WORDS;
+  static constexpr bool kPrefetch =
+      kRawWords <= TQ_TC_PREFETCH_WORDS && Spec::kStages >= 2; // 1: none
   /* Independent accumulator chains of the score mma (a step's 8 k steps at
    * head_dim 128 in one chain are 8 dependent mma latencies); one at 256,
    * where the second chain's registers made ptxas spill (k3v3, sm_90). */

@@ -17,7 +17,7 @@ module attributes {tq.tuned_source = "tuned on the test GPU", tq.tuned_plans = [
 
 // -----
 
-// expected-error @+1 {{tq.tuned_plans entry {block_n = 64 : i64, bucket = 1 : i64, heads_per_cta = 3 : i64, splits = 1 : i64, stages = 2 : i64, warps = 4 : i64} is not a valid plan (bucket >= 1, block_n a multiple of 16, splits 1..64, warps 1..16, heads_per_cta dividing the GQA group of 4, stages >= 1)}}
+// expected-error @+1 {{tq.tuned_plans entry {block_n = 64 : i64, bucket = 1 : i64, heads_per_cta = 3 : i64, splits = 1 : i64, stages = 2 : i64, warps = 4 : i64} is not a valid plan (bucket >= 1, block_n a multiple of 16, splits 1..64, warps 1..16, heads_per_cta dividing the GQA group of 4, stages 1..8)}}
 module attributes {tq.tuned_plans = [
   {bucket = 1 : i64, block_n = 64 : i64, splits = 1 : i64, warps = 4 : i64, heads_per_cta = 3 : i64, stages = 2 : i64}]} {
   tq.spec "k3v4"

@@ -70,6 +70,9 @@ TEST(Selection, TiesGoToThePlanNeverFarBehind) {
   t.row(1, 0).prunedAfter = 1;
   EXPECT_EQ(chooseBest(t, 1).candidate, 1);
   EXPECT_TRUE(std::isnan(worstSlowdown(t, 1, 0)));
+  EXPECT_NEAR(worstSlowdown(t, 1, 1), 35.0 / 30, 1e-12); // 30: the pruned one's
+  t.row(1, 0).us[0] = NAN; // untimed at a length: no longer the best there
+  EXPECT_NEAR(worstSlowdown(t, 1, 1), 1510.0 / 1400, 1e-12);
 }
 
 TEST(Selection, FailedPrunedAndMissingAreNotChosen) {

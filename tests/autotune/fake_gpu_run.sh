@@ -12,6 +12,8 @@ fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$dir/err.txt"; exit 1; }
 
 # 8 warps (256 threads) fail to launch: those candidates are recorded as
 # failed and the run goes on. k3v4, D=128, block size 16: 15104-byte blocks.
+# The fake GPU is an sm_90 part and k3v4 takes the decode's copy ring there,
+# so the default stages are {2, 3}: 12 candidates.
 TQRT_LIBCUDA=$fake FAKE_CUDA_STATS=$dir/stats.txt FAKE_CUDA_L2=1048576 \
 FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 FAKE_CUDA_FAIL_THREADS=256 \
   "$tqc" autotune --preset k3v4 --buckets 4,1 --contexts 256:8192 \
@@ -21,8 +23,8 @@ FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 FAKE_CUDA_FAIL_THREADS=256 
   || fail "tqc autotune exited with $?"
 
 grep -q "device 0: Fake GPU, sm_90, 132 SMs, 1 MiB L2" "$dir/err.txt" || fail "no device line"
-grep -q "compiling 6 candidates" "$dir/err.txt" || fail "no compile line"
-grep -q "bucket 1 (1/2)  L=8192 (1/3)  candidate 1/6" "$dir/err.txt" || fail "no progress line"
+grep -q "compiling 12 candidates (.* x stages {2,3})" "$dir/err.txt" || fail "no compile line"
+grep -q "bucket 1 (1/2)  L=8192 (1/3)  candidate 1/12" "$dir/err.txt" || fail "no progress line"
 grep -q "failed: TQRT_CUDA_ERROR: tqrt_launch_decode: launching decode_p" "$dir/err.txt" || fail "8-warp candidates did not fail"
 grep -q "^  bucket 1     BLOCK_N 64, .* 4 warps" "$dir/out.txt" || fail "no plan for bucket 1"
 grep -q "^total time" "$dir/out.txt" || fail "no total time"
@@ -94,6 +96,8 @@ FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 \
     --heads-candidates 4 --reps 3 -o "$dir/both.json" \
     >"$dir/out4.txt" 2>"$dir/err4.txt" || fail "--layout vllm run exited with $?"
 grep -q 'layout vllm; 1 other entries kept' "$dir/out4.txt" || fail "no vllm write line: $(cat "$dir/out4.txt")"
+# The vLLM layout has no copy ring: no 3-stage candidates (duplicates).
+grep -q "compiling 1 candidates (.* x stages {2})" "$dir/err4.txt" || fail "vllm candidates: $(grep compiling "$dir/err4.txt")"
 grep -q '"layout":"vllm"' "$dir/both.json" || fail "the vllm entry lacks its layout"
 "$tqc" --emit=mlir --layout vllm --tuning-db "$dir/both.json" >"$dir/mlir4.txt" 2>>"$dir/err4.txt" \
   || fail "tqc --layout vllm --tuning-db refused the database"

@@ -113,9 +113,12 @@ cl::opt<int> planWarps("warps", cl::init(4),
                        cl::cat(tqcCategory));
 cl::opt<int> planStages(
     "stages", cl::init(2),
-    cl::desc("16-token steps in flight per decode warp (1..8): 2 double-buffers "
-             "registers; 3 or more fill a shared-memory ring with bulk copies "
-             "(sm_90+, 16-token pages, codes of at most 4 bits; elsewhere as 2)"),
+    cl::desc("16-token steps in flight per decode warp (1..8): 1 loads each "
+             "step when it is used, 2 double-buffers registers, 3 or more fill "
+             "a shared-memory ring with bulk copies (sm_90+, native layout, "
+             "16-token pages, recipes whose step fits the prefetch registers, "
+             "e.g. k3v4/k4v4/k4v2/k2v2 at head_dim 128; elsewhere as 2; the "
+             "plan listing says which)"),
     cl::cat(tqcCategory));
 cl::opt<int> planExtendBlockN(
     "extend-block-n", cl::init(0),
@@ -689,6 +692,9 @@ int main(int argc, char **argv) {
       tqc::buildKernels(source, config->arch, /*ptxOnly=*/emit == "ptx");
   if (!build.error.empty())
     return fail(build.error);
+  if (emit != "ptx")
+    if (std::string err = tqc::checkSharedMemory(*config, build); !err.empty())
+      return fail(err);
   if (emit == "ptx") {
     if (outputDir.empty()) {
       outs() << build.ptx;
@@ -745,11 +751,12 @@ int main(int argc, char **argv) {
     std::string stages;
     if (p.decode.stages != 2) {
       const int64_t ring = tqc::decodeRingBytes(*config, p.decode);
-      stages = ", " + std::to_string(p.decode.stages) + " stages" +
-               (ring ? " (copy ring, " + std::to_string(ring) +
-                           " B of shared memory)"
-                : p.decode.stages > 2 ? std::string(" (no ring here: as 2)")
-                                      : std::string());
+      stages = p.decode.stages == 1
+                   ? std::string(", 1 stage (no step loaded ahead)")
+                   : ", " + std::to_string(p.decode.stages) + " stages" +
+                         (ring ? " (copy ring, " + std::to_string(ring) +
+                                     " B of shared memory)"
+                               : std::string(" (no ring here: as 2)"));
     }
     outs() << format("  %-10s max_batch %-16s BLOCK_N %lld, %2lld split%s, "
                      "%lld warps, %lld query heads per CTA",

@@ -37,6 +37,12 @@ CandidateBundle compileBundle(const CompileRequest &request,
                               const std::vector<int> &indices,
                               const std::string &version, std::string &error);
 
+/// Whether a 3-stage decode plan of `request`'s recipe, layout and arch gets
+/// the copy ring (EmitCuda.h decodeRingBytes), so that 3 stages are worth
+/// timing; false also when the pipeline refuses the request (the candidates'
+/// compile then reports why).
+bool recipeTakesCopyRing(const CompileRequest &request);
+
 CompiledCandidates
 compileCandidates(const CompileRequest &request,
                   const std::vector<Candidate> &candidates, int jobs,

@@ -16,6 +16,12 @@ constexpr int kManifestSchemaVersion = 2;
 std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
                          const std::string &version);
 
+/// "" when every kernel's static plus dynamic shared memory fits one block
+/// of the arch (its opt-in maximum: 227 KiB on sm_90/sm_100, 99 KiB on
+/// sm_120), else the error naming the first kernel that does not, its
+/// plan and what is accepted; a launch of it would only fail at run time.
+std::string checkSharedMemory(const KernelConfig &c, const KernelBuild &build);
+
 /// The C header embedding the manifest, the cubin and the PTX.
 std::string bundleHeader(const std::string &manifest,
                          const std::vector<char> &cubin,

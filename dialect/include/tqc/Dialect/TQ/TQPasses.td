@@ -162,9 +162,10 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     Option<"warps", "warps", "int64_t", /*default=*/"4",
            "warps per decode CTA (1..16)">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "16-token steps in flight per decode warp (1..8): 2 double-buffers "
-           "registers; 3 or more fill a shared-memory ring by bulk copies "
-           "(sm_90, 16-token pages, codes of at most 4 bits)">,
+           "16-token steps in flight per decode warp (1..8): 1 none ahead, 2 "
+           "double-buffers registers, 3 or more fill a shared-memory ring by "
+           "bulk copies where the back end takes it (EmitCuda.h "
+           "decodeRingBytes)">,
     Option<"maxHeadsPerCta", "max-heads-per-cta", "int64_t",
            /*default=*/"8", "most query heads one decode CTA serves">,
     ListOption<"buckets", "buckets", "int64_t",
