@@ -332,6 +332,7 @@ std::vector<Geometry> decodeGeometries() {
     for (const char *p : kPresets)
       out.push_back({p, false, d, 4, 8, false, 4});
   out.push_back({"k3v4", false, 128, 4, 1, false, 3});
+  out.push_back({"k3v4", false, 128, 4, 8, false, 1}); // 1: no step ahead
   out.push_back({"k4v4", false, 64, 8, 1, false, 6});
   out.push_back({"k2v2", false, 128, 1, 2, false, 8});
   return out;

@@ -42,6 +42,7 @@ for d in 64 128 256; do
   for p in k8v4 k4v4 k3v4 k3v3 k4v2 k2v2 bf16; do build "$p" 0 "$d" 4 8 "" 4; n=$((n + 1)); done
 done
 build k3v4 0 128 4 1 "" 3; build k4v4 0 64 8 1 "" 6; build k2v2 0 128 1 2 "" 8; n=$((n + 3))
+build k3v4 0 128 4 8 "" 1; n=$((n + 1)) # one stage: no step loaded ahead
 # The built-in per-bucket plans (--splits 0: 32 splits for one sequence
 # down to one split from 32 sequences on).
 build k3v4 0 128 4 0; build k4v2 0 64 8 0; n=$((n + 2))
