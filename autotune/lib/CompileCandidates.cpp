@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace tqc::autotune {
@@ -44,6 +45,40 @@ std::string firstLine(const std::string &text) {
                                           : next - nl - 1);
   }
   return line;
+}
+
+/// The request's module (with `prepare` applied, e.g. the candidates' plans)
+/// through the pipeline, read back as a KernelConfig; on failure `error`
+/// says which step refused it, with the diagnostics. MLIR runs one module
+/// at a time here (mlirLock).
+std::optional<KernelConfig>
+pipelineConfig(const CompileRequest &request,
+               const std::function<void(mlir::ModuleOp)> &prepare,
+               std::string &error) {
+  std::lock_guard<std::mutex> lock(mlirLock());
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.printOpOnDiagnostic(false);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module = buildRequestModule(ctx, request);
+  prepare(*module);
+  std::string ignored;
+  llvm::raw_string_ostream dump(ignored);
+  if (mlir::failed(runPipeline(*module, request, "", dump))) {
+    error = "the pipeline failed: " + diagnostics;
+    return std::nullopt;
+  }
+  mlir::FailureOr<KernelConfig> c = extractKernelConfig(*module);
+  if (mlir::failed(c)) {
+    error = "the back end refused the plans: " + diagnostics;
+    return std::nullopt;
+  }
+  return *c;
 }
 
 /// Runs `work(i)` for i in [0, n) on up to `jobs` threads.
@@ -70,52 +105,33 @@ CandidateBundle compileBundle(const CompileRequest &request,
                               const std::string &version, std::string &error) {
   CandidateBundle out;
   out.candidates = indices;
-  std::string source, arch;
-  std::optional<KernelConfig> config;
-  {
-    std::lock_guard<std::mutex> lock(mlirLock());
-    mlir::DialectRegistry registry;
-    registerDialects(registry);
-    mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx.printOpOnDiagnostic(false);
-    std::string diagnostics;
-    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-      return mlir::success();
-    });
-    mlir::OwningOpRef<mlir::ModuleOp> module = buildRequestModule(ctx, request);
-    mlir::Builder b(&ctx);
-    llvm::SmallVector<mlir::Attribute> plans;
-    for (size_t i = 0; i < indices.size(); ++i) {
-      const Candidate &c = all.at(size_t(indices[i]));
-      plans.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("bucket", b.getI64IntegerAttr(int64_t(i) + 1)),
-           b.getNamedAttr("block_n", b.getI64IntegerAttr(c.blockN)),
-           b.getNamedAttr("splits", b.getI64IntegerAttr(c.splits)),
-           b.getNamedAttr("warps", b.getI64IntegerAttr(c.warps)),
-           b.getNamedAttr("heads_per_cta", b.getI64IntegerAttr(c.headsPerCta)),
-           b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages))}));
-    }
-    (*module)->setAttr("tq.tuned_plans", b.getArrayAttr(plans));
-    (*module)->setAttr("tq.tuned_source",
-                       b.getStringAttr("autotune candidates"));
-    std::string ignored;
-    llvm::raw_string_ostream dump(ignored);
-    if (mlir::failed(runPipeline(*module, request, "", dump))) {
-      error = "the pipeline failed: " + diagnostics;
-      return out;
-    }
-    mlir::FailureOr<KernelConfig> c = extractKernelConfig(*module);
-    if (mlir::failed(c)) {
-      error = "the back end refused the plans: " + diagnostics;
-      return out;
-    }
-    config = *c;
-    // Candidates time decode only: no extend kernel to compile per bundle.
-    config->extend.present = false;
-    config->extendNote = "autotune candidate (decode only)";
-    source = emitCudaSource(*config, version);
-  }
+  std::optional<KernelConfig> config = pipelineConfig(
+      request,
+      [&](mlir::ModuleOp module) {
+        mlir::Builder b(module.getContext());
+        llvm::SmallVector<mlir::Attribute> plans;
+        for (size_t i = 0; i < indices.size(); ++i) {
+          const Candidate &c = all.at(size_t(indices[i]));
+          plans.push_back(b.getDictionaryAttr(
+              {b.getNamedAttr("bucket", b.getI64IntegerAttr(int64_t(i) + 1)),
+               b.getNamedAttr("block_n", b.getI64IntegerAttr(c.blockN)),
+               b.getNamedAttr("splits", b.getI64IntegerAttr(c.splits)),
+               b.getNamedAttr("warps", b.getI64IntegerAttr(c.warps)),
+               b.getNamedAttr("heads_per_cta",
+                              b.getI64IntegerAttr(c.headsPerCta)),
+               b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages))}));
+        }
+        module->setAttr("tq.tuned_plans", b.getArrayAttr(plans));
+        module->setAttr("tq.tuned_source",
+                        b.getStringAttr("autotune candidates"));
+      },
+      error);
+  if (!config)
+    return out;
+  // Candidates time decode only: no extend kernel to compile per bundle.
+  config->extend.present = false;
+  config->extendNote = "autotune candidate (decode only)";
+  std::string source = emitCudaSource(*config, version);
   KernelBuild build = buildCuda(source, config->arch, /*ptxOnly=*/false);
   if (!build.error.empty()) {
     error = build.error;
@@ -132,23 +148,13 @@ CandidateBundle compileBundle(const CompileRequest &request,
 }
 
 bool recipeTakesCopyRing(const CompileRequest &request) {
-  std::lock_guard<std::mutex> lock(mlirLock());
-  mlir::DialectRegistry registry;
-  registerDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.printOpOnDiagnostic(false);
-  mlir::ScopedDiagnosticHandler handler(
-      &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
   CompileRequest probe = request;
   probe.stages = 3;
   probe.splits = 1;
-  mlir::OwningOpRef<mlir::ModuleOp> module = buildRequestModule(ctx, probe);
   std::string ignored;
-  llvm::raw_string_ostream dump(ignored);
-  if (mlir::failed(runPipeline(*module, probe, "", dump)))
-    return false;
-  mlir::FailureOr<KernelConfig> c = extractKernelConfig(*module);
-  return mlir::succeeded(c) && !c->plans.empty() &&
+  std::optional<KernelConfig> c =
+      pipelineConfig(probe, [](mlir::ModuleOp) {}, ignored);
+  return c && !c->plans.empty() &&
          decodeRingBytes(*c, c->plans.front().decode) > 0;
 }
 

@@ -164,18 +164,16 @@ int extendPrepWarps(const KernelConfig &c) {
   return std::min(2 * c.numKVHeads, 8);
 }
 
-} // namespace
-
-namespace {
-/// TQ_TC_PREFETCH_WORDS as the generated unit will see it (a developer may
-/// override it with TQC_DEVICE_DEFINES; decode_tc.h's default otherwise).
-int prefetchWordsLimit() {
+/// The integer value of a developer's template knob (TQC_DEVICE_DEFINES)
+/// as the generated unit will see it, or `fallback` when it is not set.
+int deviceDefineInt(const char *knob, int fallback) {
   std::string error;
   for (const auto &[name, value] : deviceDefinesFromEnv(error))
-    if (name == "TQ_TC_PREFETCH_WORDS")
+    if (name == knob)
       return std::atoi(value.c_str());
-  return 28;
+  return fallback;
 }
+
 } // namespace
 
 int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
@@ -216,7 +214,8 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   const int kSlice = c.headDim / 4 * c.key.quant.codeBits() / 8;
   const int vSlice = c.headDim / 8 * c.value.quant.codeBits() / 8;
   if (kSlice % 4 || vSlice % 4 ||
-      2 * kSlice / 4 + 4 * vSlice / 4 + 6 > prefetchWordsLimit())
+      2 * kSlice / 4 + 4 * vSlice / 4 + 6 >
+          deviceDefineInt("TQ_TC_PREFETCH_WORDS", 28))
     return 0;
   return plan.stages * plan.warps * c.layout.headStride;
 }
@@ -410,10 +409,7 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
 
   // Developer knob (TQC_DEVICE_DEFINES): a register cap for the decode
   // kernels, as the resident warps per SM it must allow.
-  int decodeMinWarps = 0;
-  for (const auto &[name, value] : defines)
-    if (name == "TQ_DECODE_MIN_WARPS_PER_SM")
-      decodeMinWarps = std::atoi(value.c_str());
+  const int decodeMinWarps = deviceDefineInt("TQ_DECODE_MIN_WARPS_PER_SM", 0);
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
     int minBlocks = e.minBlocks;

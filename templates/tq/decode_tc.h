@@ -676,15 +676,15 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // Lane i holds the page of step (batch start + i / H), 8-token half i % H:
   // one coalesced table load per kBatch steps instead of one per token.
   int pages = 0;
-  auto loadPages = [&](int k0) {
+  auto pagesFrom = [&](int k0) {
     const int c = cFirst + (k0 + lane / H) * NW;
     const int tok = c * 16 + (lane % H) * 8;
-    pages = (c < cEnd && tok < tokEnd) ? blockTable[tok >> kLog2Block] : 0;
+    return (c < cEnd && tok < tokEnd) ? blockTable[tok >> kLog2Block] : 0;
   };
   const TcLane ln = tcLane<Spec>(g, t);
   auto loadStepK = [&](TcRaw<Spec> &r, int k) {
     if (k % kBatch == 0)
-      loadPages(k);
+      pages = pagesFrom(k);
     const int src = (k % kBatch) * H;
     const int pLo = int(shflIdx(uint32_t(pages), src));
     const int pHi = H == 2 ? int(shflIdx(uint32_t(pages), src + 1)) : pLo;
@@ -711,14 +711,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     if (k >= nSteps) // uniform over the warp
       return;
     if (k % kBatch == 0) {
-      if (k == 0)
-        loadPages(0);
-      else
-        pages = pagesNext;
-      const int keep = pages;
-      loadPages(k + kBatch); // the next batch, used kBatch steps from now
-      pagesNext = pages;
-      pages = keep;
+      pages = k == 0 ? pagesFrom(0) : pagesNext;
+      pagesNext = pagesFrom(k + kBatch); // used kBatch steps from now
     }
     const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
     if (lane == 0) {

@@ -449,90 +449,6 @@ template <int N> TQ_INLINE void copyAsyncWait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-/* ---------------------------------------------------------------------------
- * Bulk copies global -> shared by the copy engine, completing on an mbarrier
- * (sm_90+: cp.async.bulk, no registers and one instruction per copy). A
- * barrier is initialized once with the number of arrivals per phase
- * (barrierInit, then fenceBarrierInit before any copy uses it); a phase
- * completes when its arrivals have happened and every byte announced by
- * arriveExpectBytes has landed; barrierWait(bar, parity) returns once the
- * phase of that parity has completed (phases alternate 0, 1, 0, ...), and
- * the copied bytes are then visible to the waiting thread. Sizes and both
- * addresses are multiples of 16. Below sm_90 kTargetHasBulkCopy is false
- * and callers use copyAsync16; the functions then trap.
- * ------------------------------------------------------------------------ */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-constexpr bool kTargetHasBulkCopy = false;
-#else
-constexpr bool kTargetHasBulkCopy = true;
-#endif
-TQ_INLINE void barrierInit(uint64_t *bar, uint32_t arrivals) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
-                   uint32_t(__cvta_generic_to_shared(bar))),
-               "r"(arrivals)
-               : "memory");
-#else
-  trap();
-#endif
-}
-/* Makes initialized barriers visible to the copy engine (the async proxy). */
-TQ_INLINE void fenceBarrierInit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#else
-  trap();
-#endif
-}
-/* Orders this thread's earlier shared-memory accesses before later copies by
- * the copy engine (a slot read by ordinary loads, then refilled). */
-TQ_INLINE void fenceProxyAsyncShared() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#else
-  trap();
-#endif
-}
-TQ_INLINE void arriveExpectBytes(uint64_t *bar, uint32_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                   uint32_t(__cvta_generic_to_shared(bar))),
-               "r"(bytes)
-               : "memory");
-#else
-  trap();
-#endif
-}
-TQ_INLINE void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes,
-                                uint64_t *bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-               "bytes [%0], [%1], %2, [%3];" ::"r"(
-                   uint32_t(__cvta_generic_to_shared(smem))),
-               "l"(gmem), "r"(bytes),
-               "r"(uint32_t(__cvta_generic_to_shared(bar)))
-               : "memory");
-#else
-  trap();
-#endif
-}
-TQ_INLINE void barrierWait(uint64_t *bar, uint32_t parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const uint32_t addr = uint32_t(__cvta_generic_to_shared(bar));
-  uint32_t done = 0;
-  do {
-    asm volatile("{ .reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done)
-                 : "r"(addr), "r"(parity)
-                 : "memory");
-  } while (!done);
-#else
-  trap();
-#endif
-}
-
 /* The CTA's dynamic shared memory (the launch's sharedMemBytes), 128-byte
  * aligned, and its size in bytes as launched. */
 TQ_INLINE uint8_t *dynamicShared() {
@@ -621,6 +537,68 @@ TQ_INLINE uint32_t loadShared4(uint32_t addr) {
   asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(addr));
   return r;
 }
+
+/* ---------------------------------------------------------------------------
+ * Bulk copies global -> shared by the copy engine, completing on an mbarrier
+ * (sm_90+: cp.async.bulk, no registers and one instruction per copy). A
+ * barrier is initialized once with the number of arrivals per phase
+ * (barrierInit, then fenceBarrierInit before any copy uses it); a phase
+ * completes when its arrivals have happened and every byte announced by
+ * arriveExpectBytes has landed; barrierWait(bar, parity) returns once the
+ * phase of that parity has completed (phases alternate 0, 1, 0, ...), and
+ * the copied bytes are then visible to the waiting thread. Sizes and both
+ * addresses are multiples of 16. Below sm_90 kTargetHasBulkCopy is false,
+ * the decode does not take its ring, and the functions trap if reached.
+ * ------------------------------------------------------------------------ */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+constexpr bool kTargetHasBulkCopy = true;
+TQ_INLINE void barrierInit(uint64_t *bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                   sharedAddress(bar)), "r"(arrivals) : "memory");
+}
+/* Makes initialized barriers visible to the copy engine (the async proxy). */
+TQ_INLINE void fenceBarrierInit() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/* Orders this thread's earlier shared-memory accesses before later copies by
+ * the copy engine (a slot read by ordinary loads, then refilled). */
+TQ_INLINE void fenceProxyAsyncShared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+TQ_INLINE void arriveExpectBytes(uint64_t *bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                   sharedAddress(bar)), "r"(bytes) : "memory");
+}
+TQ_INLINE void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes,
+                                uint64_t *bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+               "bytes [%0], [%1], %2, [%3];" ::"r"(sharedAddress(smem)),
+               "l"(gmem), "r"(bytes), "r"(sharedAddress(bar))
+               : "memory");
+}
+TQ_INLINE void barrierWait(uint64_t *bar, uint32_t parity) {
+  const uint32_t addr = sharedAddress(bar);
+  uint32_t done = 0;
+  do {
+    asm volatile("{ .reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(addr), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+#else
+constexpr bool kTargetHasBulkCopy = false;
+TQ_INLINE void barrierInit(uint64_t *, uint32_t) { trap(); }
+TQ_INLINE void fenceBarrierInit() { trap(); }
+TQ_INLINE void fenceProxyAsyncShared() { trap(); }
+TQ_INLINE void arriveExpectBytes(uint64_t *, uint32_t) { trap(); }
+TQ_INLINE void bulkCopyToShared(void *, const void *, uint32_t, uint64_t *) {
+  trap();
+}
+TQ_INLINE void barrierWait(uint64_t *, uint32_t) { trap(); }
+#endif
 
 /* True on every lane when p is true on any lane. */
 TQ_INLINE bool anyLane(bool p) { return __any_sync(0xffffffffu, p); }

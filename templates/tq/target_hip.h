@@ -325,16 +325,6 @@ TQ_INLINE void storeGlobal1(void *p, uint32_t v) {
   *(hip_detail::Global<uint8_t> *)p = uint8_t(v);
 }
 
-/* target_cuda.h's asynchronous global -> shared copies, done synchronously
- * (a 16-byte load and store; commit and wait have nothing to do). Only the
- * CUDA tensor-core decode's optional ring uses them, which AMD targets do
- * not take; they keep the templates compiling. */
-TQ_INLINE void copyAsync16(void *smem, const void *gmem) {
-  *static_cast<u32x4 *>(smem) = loadGlobal16(gmem);
-}
-TQ_INLINE void copyAsyncCommit() {}
-template <int N> TQ_INLINE void copyAsyncWait() {}
-
 /* target_cuda.h's bulk copies and barriers: AMD targets have no warp mma,
  * so the decode never takes the ring that uses them; they keep the
  * templates compiling and trap if reached. */
