@@ -814,9 +814,12 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   for (int i = 0; i < KC; ++i)
     acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
 
-  auto process = [&](TcRaw<Spec> &r, int t0) {
-    // Scores of rows g, g + 8 for heads 2t, 2t + 1: k steps accumulate in
-    // kScoreChains independent mma chains (shorter dependent latency).
+  // One 16-token step in three parts, so that the ring's loop can overlap
+  // one step's softmax and values with the next step's scores.
+  // scoreStep: scores of rows g, g + 8 for heads 2t, 2t + 1 (rows at or past
+  // tokEnd -inf); k steps accumulate in kScoreChains independent mma chains
+  // (shorter dependent latency).
+  auto scoreStep = [&](const TcRaw<Spec> &r, int t0, float (&s)[4]) {
     constexpr int NCH = Pl::kScoreChains;
     float sc[NCH][4];
     TQ_UNROLL
@@ -858,7 +861,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
         mmaF16(csq, sq, ones);
       }
     }
-    float s[4];
     TQ_UNROLL
     for (int i = 0; i < 4; ++i) {
       s[i] = sc[0][i];
@@ -878,10 +880,16 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     s[1] = v0 ? s[1] * ks0 * hf[1] : negInf();
     s[2] = v1 ? s[2] * ks1 * hf[0] : negInf();
     s[3] = v1 ? s[3] * ks1 * hf[1] : negInf();
-    // Online softmax: only when some score exceeds its head's running max
-    // (rare once the max has settled) does the warp reduce the step max over
-    // the 16 rows (lanes of equal t) and rescale; otherwise p = 2^(s - m)
-    // directly, with no shuffle.
+  };
+  // softmaxStep: the online softmax of a step's scores. Only when some score
+  // exceeds its head's running max (rare once the max has settled) does the
+  // warp reduce the step max over the 16 rows (lanes of equal t) and
+  // rescale; otherwise p = 2^(s - m) directly, with no shuffle. Returns P
+  // (value scale folded in) as the PV mma's B operand: P leaves in the C
+  // layout, rows = tokens, and is transposed per 8 tokens (k = tokens, n =
+  // heads).
+  auto softmaxStep = [&](const TcRaw<Spec> &r, const float (&s)[4],
+                         uint32_t (&pb)[2]) {
     const bool grow = fmaxf(s[0], s[2]) > m[0] || fmaxf(s[1], s[3]) > m[1];
     if (anyLane(grow)) {
       float c0 = fmaxf(s[0], s[2]), c1 = fmaxf(s[1], s[3]);
@@ -912,9 +920,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       zb[0] += p0 * z0 + p2 * z1;
       zb[1] += p1 * z0 + p3 * z1;
     }
-    // P (value scale folded in) in the C layout, rows = tokens: transposed
-    // per 8 tokens into the B operand (k = tokens, n = heads).
-    uint32_t pb[2];
     if constexpr (kValueBf16) {
       pb[0] = transpose8x8b16(packBf16x2(p0 * vs0, p1 * vs0));
       pb[1] = transpose8x8b16(packBf16x2(p2 * vs1, p3 * vs1));
@@ -922,12 +927,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       pb[0] = transpose8x8b16(packHalf2(p0 * vs0, p1 * vs0));
       pb[1] = transpose8x8b16(packHalf2(p2 * vs1, p3 * vs1));
     }
-    if constexpr (!Pl::kPrefetch) {
-      if (t0 + 16 <= tokEnd)
-        loadValues<Spec, false>(r, t0, tokEnd, ln, t);
-      else
-        loadValues<Spec, true>(r, t0, tokEnd, ln, t);
-    }
+  };
+  // valueStep: O^T += V^T·P^T over the step's value slices.
+  auto valueStep = [&](const TcRaw<Spec> &r, const uint32_t (&pb)[2]) {
     TQ_UNROLL
     for (int mt = 0; mt < KC; ++mt) {
       uint32_t af[4];
@@ -938,23 +940,78 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
         mmaF16(acc[mt], af, pb);
     }
   };
+  auto process = [&](TcRaw<Spec> &r, int t0) {
+    float s[4];
+    scoreStep(r, t0, s);
+    uint32_t pb[2];
+    softmaxStep(r, s, pb);
+    if constexpr (!Pl::kPrefetch) {
+      if (t0 + 16 <= tokEnd)
+        loadValues<Spec, false>(r, t0, tokEnd, ln, t);
+      else
+        loadValues<Spec, true>(r, t0, tokEnd, ln, t);
+    }
+    valueStep(r, pb);
+  };
 
   // ---- Main loop ----------------------------------------------------------
   if constexpr (Pl::kRing) {
+    // Software-pipelined by one step: iteration k runs step k's softmax and
+    // values and step k + 1's scores in one basic block (the only branches
+    // are the rare rescale and the refill), so the score mma chain of one
+    // step and the dequantization and value mma of the other fill each
+    // other's latencies instead of waiting on their own. Step k + 1 is read
+    // whole from its slot there, and the slot is refilled (with step k + 1 +
+    // S) at the end of the iteration. The slot data are read unchecked:
+    // rows past the split's end hold whatever the page holds, their scores
+    // become -inf, their scalars are zeroed, and their value codes only
+    // ever meet p = 0 (finite for tables and integer codes; fp8 and bf16
+    // values, where stale bits can be NaN, take the checked load on the
+    // split's last step).
+    constexpr bool kAnyBitsFinite = V::kKind == kTcLut ||
+                                    V::kKind == kTcMagic4 ||
+                                    V::kKind == kTcMagic8;
+    auto ringLoad = [&](TcRaw<Spec> &r, const uint8_t *data, int t0) {
+      if constexpr (kAnyBitsFinite)
+        loadStep<Spec, false, true, FromRing>(r, data, data, t0, tokEnd, ln,
+                                              g, t);
+      else
+        loadStepChecked<Spec, true, FromRing>(r, data, data, t0, tokEnd, ln,
+                                              g, t);
+      const bool v0 = t0 + g < tokEnd, v1 = t0 + g + 8 < tokEnd;
+      r.vs[0] = v0 ? r.vs[0] : 0u, r.vz[0] = v0 ? r.vz[0] : 0u;
+      r.vs[1] = v1 ? r.vs[1] : 0u, r.vz[1] = v1 ? r.vz[1] : 0u;
+    };
     int slot = 0;        // k % S
     uint32_t parity = 0; // (k / S) & 1
+    TcRaw<Spec> cur;
+    float s[4];
+    if (nSteps > 0) {
+      barrierWait(&bars[0], 0u);
+      ringLoad(cur, ring, cFirst * 16);
+      syncWarp();        // every lane has read slot 0:
+      ringIssue(S, 0);   // refill it
+      scoreStep(cur, cFirst * 16, s);
+    }
     for (int k = 0; k < nSteps; ++k) {
-      barrierWait(&bars[slot], parity);
-      const uint8_t *data = ring + slot * R;
-      const int t0 = (cFirst + k * NW) * 16;
-      TcRaw<Spec> cur;
-      loadStepChecked<Spec, true, FromRing>(cur, data, data, t0, tokEnd, ln, g,
-                                            t);
-      syncWarp();             // every lane has read the slot:
-      ringIssue(k + S, slot); // refill it while this step computes
-      process(cur, t0);
-      if (++slot == S)
-        slot = 0, parity ^= 1u;
+      const int t0 = (cFirst + k * NW) * 16, t1 = t0 + NW * 16;
+      const bool more = k + 1 < nSteps; // uniform over the warp
+      const int nslot = slot + 1 == S ? 0 : slot + 1;
+      const uint32_t nparity = nslot == 0 ? parity ^ 1u : parity;
+      if (more)
+        barrierWait(&bars[nslot], nparity);
+      uint32_t pb[2];
+      softmaxStep(cur, s, pb);
+      // Step k + 1 (after the last step a phantom over this step's slot,
+      // whose rows are all past the end: no copy is in flight any more).
+      TcRaw<Spec> nxt;
+      ringLoad(nxt, ring + (more ? nslot : slot) * R, t1);
+      scoreStep(nxt, t1, s);
+      valueStep(cur, pb);
+      syncWarp();                  // every lane has read slot k + 1:
+      ringIssue(k + 1 + S, nslot); // refill it
+      cur = nxt;
+      slot = nslot, parity = nparity;
     }
   } else if constexpr (Pl::kPrefetch) {
     // Two buffers in turn (unrolled by two so that no register copies are
