@@ -53,9 +53,14 @@ pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-eval.tgz" -C "$(dirname "$res")"
   --exclude=work "$(basename "$res")"; }
 trap pack EXIT
 
+# A machine can keep /tmp between calls (and sessions): unpack whenever the
+# packed tqc differs from the one unpacked there, never run a stale one.
 tqc=/tmp/tqc-gpu/tqc
-if [ ! -x "$tqc" ]; then
+sum=$(md5sum <"$packed" | cut -d' ' -f1)
+if [ ! -x "$tqc" ] || [ "$(cat /tmp/tqc-gpu/.packed-md5 2>/dev/null)" != "$sum" ]; then
+  rm -rf /tmp/tqc-gpu
   tar xJf "$packed" -C /tmp || { say "cannot unpack $packed"; exit 1; }
+  echo "$sum" >/tmp/tqc-gpu/.packed-md5
 fi
 say "tqc: $("$tqc" --version 2>&1 | head -1); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 

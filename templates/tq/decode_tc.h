@@ -74,6 +74,9 @@
 #ifndef TQ_TC_SUBNORMAL_CODES
 #define TQ_TC_SUBNORMAL_CODES true
 #endif
+#ifndef TQ_TC_RING_PROXY_FENCE
+#define TQ_TC_RING_PROXY_FENCE 1 /* 0: experiment only (what the fence costs) */
+#endif
 
 namespace tq {
 namespace tc {
@@ -716,7 +719,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     }
     const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
     if (lane == 0) {
-      fenceProxyAsyncShared(); // the slot's earlier reads before the copy
+      if constexpr (TQ_TC_RING_PROXY_FENCE) // the slot's reads before the copy
+        fenceProxyAsyncShared();
       arriveExpectBytes(&bars[slot], uint32_t(R));
       bulkCopyToShared(ring + slot * R,
                        headBase + int64_t(pg) * Spec::kBlockStride,
