@@ -217,7 +217,8 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
       2 * kSlice / 4 + 4 * vSlice / 4 + 6 >
           deviceDefineInt("TQ_TC_PREFETCH_WORDS", 28))
     return 0;
-  return plan.stages * plan.warps * c.layout.headStride;
+  // Slots of two steps (TcPlan::kRingSlots): stages rounded up to even.
+  return (plan.stages + 1) / 2 * 2 * plan.warps * c.layout.headStride;
 }
 
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {

@@ -209,8 +209,16 @@ template <class Spec> struct TcPlan {
    * (A first ring of per-lane cp.async copies, session 6, cost ~90 more
    * instructions per step than it saved and was removed.) */
   static constexpr int kRingStages = Spec::kStages;
+  /* Slots hold two steps each (one barrier, one refill per two steps: the
+   * refill's lane-0 branch, fence and address chain cost ~20 % of the
+   * loop's time when paid per step, ncu source counters,
+   * bench/results/2026-12-01-session8-h200), so the ring has
+   * ceil(stages / 2) slots, stages rounded up to even. */
+  static constexpr int kRingStepsPerSlot = 2;
+  static constexpr int kRingSlots = (kRingStages + 1) / 2;
   static constexpr int kRegionBytes = int(Spec::kHeadStride);
-  static constexpr int kSmemRing = kRingStages * Spec::kWarps * kRegionBytes;
+  static constexpr int kSmemRing =
+      kRingSlots * kRingStepsPerSlot * Spec::kWarps * kRegionBytes;
   static constexpr bool kRingShape =
       kTargetHasBulkCopy && kPrefetch && Spec::kBlockSize == 16 &&
       !VllmNumerics<Spec>::kValue && kRegionBytes % 16 == 0 &&
@@ -699,32 +707,44 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
                                          t);
   };
 
-  // The ring: warp w's S slots of dynamic shared memory, step k in slot
-  // k % S, whose barrier completes phase (k / S) & 1 when the step has
-  // landed. ringIssue(k, slot): lane 0 has the copy engine bring step k's
-  // page region into `slot` (= k % S, which the caller tracks: no division
-  // per step); the page table is read a batch of steps ahead, so the copy
-  // never waits for it.
-  constexpr int S = Pl::kRing ? Pl::kRingStages : 1, R = Pl::kRegionBytes;
+  // The ring: warp w's S slots of dynamic shared memory, each holding two
+  // steps (2j, 2j + 1 in slot j % S), whose barrier completes phase
+  // (j / S) & 1 when both have landed. ringIssue(j, slot): lane 0 has the
+  // copy engine bring the page regions of steps 2j and 2j + 1 (those before
+  // nSteps) into `slot` (= j % S, which the caller tracks: no division per
+  // step); the page table is read a batch of steps ahead, so the copies
+  // never wait for it.
+  constexpr int SPS = Pl::kRingStepsPerSlot;
+  constexpr int S = Pl::kRing ? Pl::kRingSlots : 1, R = Pl::kRegionBytes;
+  static_assert(!Pl::kRing || (H == 1 && kBatch % SPS == 0),
+                "ring slots: whole page-table batches of 16-token pages");
   TQ_SHARED uint64_t sRingBar[Pl::kRing ? NW * S : 1];
-  uint8_t *const ring = dynamicShared() + (Pl::kRing ? warp * S * R : 0);
+  uint8_t *const ring = dynamicShared() + (Pl::kRing ? warp * S * SPS * R : 0);
   uint64_t *bars = sRingBar + (Pl::kRing ? warp * S : 0);
   int pagesNext = 0;
-  auto ringIssue = [&](int k, int slot) {
+  auto ringIssue = [&](int j, int slot) {
+    const int k = SPS * j;
     if (k >= nSteps) // uniform over the warp
       return;
     if (k % kBatch == 0) {
       pages = k == 0 ? pagesFrom(0) : pagesNext;
       pagesNext = pagesFrom(k + kBatch); // used kBatch steps from now
     }
-    const int pg = int(shflIdx(uint32_t(pages), (k % kBatch) * H));
+    int pg[SPS];
+    TQ_UNROLL
+    for (int i = 0; i < SPS; ++i)
+      pg[i] = int(shflIdx(uint32_t(pages), k % kBatch + i));
+    const int n = minInt(SPS, nSteps - k);
     if (lane == 0) {
       if constexpr (TQ_TC_RING_PROXY_FENCE) // the slot's reads before the copy
         fenceProxyAsyncShared();
-      arriveExpectBytes(&bars[slot], uint32_t(R));
-      bulkCopyToShared(ring + slot * R,
-                       headBase + int64_t(pg) * Spec::kBlockStride,
-                       uint32_t(R), &bars[slot]);
+      arriveExpectBytes(&bars[slot], uint32_t(n * R));
+      TQ_UNROLL
+      for (int i = 0; i < SPS; ++i)
+        if (i < n)
+          bulkCopyToShared(ring + (slot * SPS + i) * R,
+                           headBase + int64_t(pg[i]) * Spec::kBlockStride,
+                           uint32_t(R), &bars[slot]);
     }
   };
 
@@ -742,8 +762,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       fenceBarrierInit();
     }
     syncWarp();
-    for (int k = 0; k < S; ++k)
-      ringIssue(k, k);
+    for (int j = 0; j < S; ++j)
+      ringIssue(j, j);
   } else if constexpr (Pl::kPrefetch) {
     if (nSteps > 0)
       loadStepK(ra, 0);
@@ -965,8 +985,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     // are the rare rescale and the refill), so the score mma chain of one
     // step and the dequantization and value mma of the other fill each
     // other's latencies instead of waiting on their own. Step k + 1 is read
-    // whole from its slot there, and the slot is refilled (with step k + 1 +
-    // S) at the end of the iteration. The slot data are read unchecked:
+    // whole from its slot there; a slot is refilled once both its steps have
+    // been read (after its first half). The slot data are read unchecked:
     // rows past the split's end hold whatever the page holds, their scores
     // become -inf, their scalars are zeroed, and their value codes only
     // ever meet p = 0 (finite for tables and integer codes; fp8 and bf16
@@ -986,36 +1006,53 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       r.vs[0] = v0 ? r.vs[0] : 0u, r.vz[0] = v0 ? r.vz[0] : 0u;
       r.vs[1] = v1 ? r.vs[1] : 0u, r.vz[1] = v1 ? r.vz[1] : 0u;
     };
-    int slot = 0;        // k % S
-    uint32_t parity = 0; // (k / S) & 1
+    int slot = 0;        // (k / 2) % S
+    uint32_t parity = 0; // (k / 2 / S) & 1
     TcRaw<Spec> cur;
     float s[4];
     if (nSteps > 0) {
       barrierWait(&bars[0], 0u);
       ringLoad(cur, ring, cFirst * 16);
-      syncWarp();        // every lane has read slot 0:
-      ringIssue(S, 0);   // refill it
       scoreStep(cur, cFirst * 16, s);
     }
-    for (int k = 0; k < nSteps; ++k) {
-      const int t0 = (cFirst + k * NW) * 16, t1 = t0 + NW * 16;
-      const bool more = k + 1 < nSteps; // uniform over the warp
-      const int nslot = slot + 1 == S ? 0 : slot + 1;
-      const uint32_t nparity = nslot == 0 ? parity ^ 1u : parity;
-      if (more)
-        barrierWait(&bars[nslot], nparity);
-      uint32_t pb[2];
-      softmaxStep(cur, s, pb);
-      // Step k + 1 (after the last step a phantom over this step's slot,
-      // whose rows are all past the end: no copy is in flight any more).
-      TcRaw<Spec> nxt;
-      ringLoad(nxt, ring + (more ? nslot : slot) * R, t1);
-      scoreStep(nxt, t1, s);
-      valueStep(cur, pb);
-      syncWarp();                  // every lane has read slot k + 1:
-      ringIssue(k + 1 + S, nslot); // refill it
-      cur = nxt;
-      slot = nslot, parity = nparity;
+    // Two steps per iteration, the two halves of `slot`.
+    for (int k = 0; k < nSteps; k += 2) {
+      uint8_t *const data = ring + slot * (SPS * R);
+      {
+        // Step k (half 0); step k + 1 is half 1 of the same slot (after the
+        // last step a phantom over half 0, whose rows are all past the end).
+        const int t0 = (cFirst + k * NW) * 16, t1 = t0 + NW * 16;
+        uint32_t pb[2];
+        softmaxStep(cur, s, pb);
+        TcRaw<Spec> nxt;
+        ringLoad(nxt, data + (k + 1 < nSteps ? R : 0), t1);
+        scoreStep(nxt, t1, s);
+        valueStep(cur, pb);
+        syncWarp();                  // every lane has read both halves:
+        ringIssue(k / 2 + S, slot);  // refill the slot
+        cur = nxt;
+      }
+      if (k + 1 >= nSteps)
+        break;
+      {
+        // Step k + 1 (half 1); step k + 2 is half 0 of the next slot (after
+        // the last step a phantom over this slot, whose refill was not
+        // issued: no copy is in flight any more).
+        const int t0 = (cFirst + (k + 1) * NW) * 16, t1 = t0 + NW * 16;
+        const bool more = k + 2 < nSteps; // uniform over the warp
+        const int nslot = slot + 1 == S ? 0 : slot + 1;
+        const uint32_t nparity = nslot == 0 ? parity ^ 1u : parity;
+        if (more)
+          barrierWait(&bars[nslot], nparity);
+        uint32_t pb[2];
+        softmaxStep(cur, s, pb);
+        TcRaw<Spec> nxt;
+        ringLoad(nxt, more ? ring + nslot * (SPS * R) : data, t1);
+        scoreStep(nxt, t1, s);
+        valueStep(cur, pb);
+        cur = nxt;
+        slot = nslot, parity = nparity;
+      }
     }
   } else if constexpr (Pl::kPrefetch) {
     // Two buffers in turn (unrolled by two so that no register copies are
