@@ -115,7 +115,8 @@ cl::opt<int> planStages(
     "stages", cl::init(2),
     cl::desc("16-token steps in flight per decode warp (1..8): 1 loads each "
              "step when it is used, 2 double-buffers registers, 3 or more fill "
-             "a shared-memory ring with bulk copies (sm_90+, native layout, "
+             "a shared-memory ring with bulk copies (slots of two steps: odd "
+             "counts round up; sm_90+, native layout, "
              "16-token pages, recipes whose step fits the prefetch registers, "
              "e.g. k3v4/k4v4/k4v2/k2v2 at head_dim 128; elsewhere as 2; the "
              "plan listing says which)"),
@@ -754,7 +755,11 @@ int main(int argc, char **argv) {
       stages = p.decode.stages == 1
                    ? std::string(", 1 stage (no step loaded ahead)")
                    : ", " + std::to_string(p.decode.stages) + " stages" +
-                         (ring ? " (copy ring, " + std::to_string(ring) +
+                         (ring ? " (copy ring of " +
+                                     std::to_string(ring / (p.decode.warps *
+                                                            l.regionBytes)) +
+                                     " steps per warp, " +
+                                     std::to_string(ring) +
                                      " B of shared memory)"
                                : std::string(" (no ring here: as 2)"));
     }

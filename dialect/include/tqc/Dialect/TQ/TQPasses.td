@@ -165,7 +165,7 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
            "16-token steps in flight per decode warp (1..8): 1 none ahead, 2 "
            "double-buffers registers, 3 or more fill a shared-memory ring by "
            "bulk copies where the back end takes it (EmitCuda.h "
-           "decodeRingBytes)">,
+           "decodeRingBytes; slots of two steps: odd counts round up)">,
     Option<"maxHeadsPerCta", "max-heads-per-cta", "int64_t",
            /*default=*/"8", "most query heads one decode CTA serves">,
     ListOption<"buckets", "buckets", "int64_t",
