@@ -221,9 +221,6 @@ TQ_INLINE float mergeWeight(float m, float M) {
 #ifndef TQ_SPLIT_WARPS_PER_SM
 #define TQ_SPLIT_WARPS_PER_SM 16 /* resident warps per SM the splits fill */
 #endif
-#ifndef TQ_SPLIT_MERGE_FACTOR
-#define TQ_SPLIT_MERGE_FACTOR 0 /* > 0: at most sqrt(L / factor) splits (experiment) */
-#endif
 
 /* Splits a sequence of L tokens actually uses in a launch of `batch` rows,
  * 1..kSplits. The grid always has kSplits (fixed-grid rule); the CTAs of
@@ -262,10 +259,7 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
   const int deep =
       minInt(splitCap<Spec>(batch),
              (L + TQ_SPLIT_DEEP_MIN_TOKENS - 1) / TQ_SPLIT_DEEP_MIN_TOKENS);
-  int s = maxInt(1, maxInt(idle, deep));
-  if constexpr (TQ_SPLIT_MERGE_FACTOR > 0) // splits no longer than their merge
-    s = minInt(s, maxInt(1, int(sqrtF(float(L) / TQ_SPLIT_MERGE_FACTOR))));
-  return s;
+  return maxInt(1, maxInt(idle, deep));
 }
 
 /* Whether this CTA can have work, from the launch arguments alone (no
