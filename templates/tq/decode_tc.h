@@ -199,9 +199,9 @@ template <class Spec> struct TcPlan {
    * head) region (1888 bytes for k3v4 at head_dim 128), so one lane of each
    * warp has the copy engine bring whole steps into the warp's slots of
    * dynamic shared memory (cp.async.bulk completing on a barrier per slot)
-   * and the lanes read their slices from there: kStages steps in flight per
-   * warp instead of one, without their registers or per-lane copy
-   * instructions. The compiler sizes the launch's dynamic shared memory
+   * and the lanes read their slices from there: kStages (rounded up to
+   * even) steps in flight per warp instead of one, without their registers
+   * or per-lane copy instructions. The compiler sizes the launch's dynamic shared memory
    * (Spec::kDynamicSharedBytes, manifest dynamic_shared_bytes) only for the
    * plans it predicts take the ring (EmitCuda.cpp decodeRingBytes), and a
    * plan given the memory must take it (static_assert below), so the two
@@ -712,8 +712,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // (j / S) & 1 when both have landed. ringIssue(j, slot): lane 0 has the
   // copy engine bring the page regions of steps 2j and 2j + 1 (those before
   // nSteps) into `slot` (= j % S, which the caller tracks: no division per
-  // step); the page table is read a batch of steps ahead, so the copies
-  // never wait for it.
+  // step); after the first batch the page table is read a batch of steps
+  // ahead, so the copies do not wait for it.
   constexpr int SPS = Pl::kRingStepsPerSlot;
   constexpr int S = Pl::kRing ? Pl::kRingSlots : 1, R = Pl::kRegionBytes;
   static_assert(!Pl::kRing || (H == 1 && kBatch % SPS == 0),
@@ -980,9 +980,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
 
   // ---- Main loop ----------------------------------------------------------
   if constexpr (Pl::kRing) {
-    // Software-pipelined by one step: iteration k runs step k's softmax and
-    // values and step k + 1's scores in one basic block (the only branches
-    // are the rare rescale and the refill), so the score mma chain of one
+    // Software-pipelined by one step: each half of an iteration runs step
+    // k's softmax and values and step k + 1's scores in one basic block
+    // (the branches are the rare rescale, and between the halves the refill
+    // or the next slot's barrier wait), so the score mma chain of one
     // step and the dequantization and value mma of the other fill each
     // other's latencies instead of waiting on their own. Step k + 1 is read
     // whole from its slot there; a slot is refilled once both its steps have

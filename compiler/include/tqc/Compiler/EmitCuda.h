@@ -40,8 +40,9 @@ struct KernelEntry {
 bool archHasProgrammaticLaunch(const std::string &arch);
 
 /// Dynamic shared memory of a decode plan: the copy ring of decode_tc.h
-/// (stages >= 3: stages x warps x one (page, head) region) for the plans
-/// whose recipe, layout and arch take it, else 0.
+/// (stages >= 3, in slots of two steps: stages rounded up to even x warps x
+/// one (page, head) region) for the plans whose recipe, layout and arch
+/// take it, else 0.
 int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan);
 
 /// The kernels a configuration produces, in launch order per dtype.
