@@ -21,7 +21,12 @@
 #             with 2 and 4 stages (4: the copy ring); NCU_DECODE_EXTRA adds
 #             "name:tqc-args" variants (commas for spaces, e.g.
 #             w8-st6:--warps,8,--stages,6); NCU_DECODE_SECTIONS replaces
-#             the sections (e.g. with --metrics lists)
+#             the sections (e.g. with --metrics lists); NCU_DECODE_BATCH and
+#             NCU_DECODE_CONTEXT the shape (default 32, 32768),
+#             NCU_DECODE_BASE the variants' common plan options (default
+#             "--splits 2 --block-n 64"); NCU a wrapper, e.g.
+#             scripts/ncu-source.sh (keeps the report, exports the stall
+#             samples per SASS instruction)
 #   tuner     tqc autotune --no-prune over L {1K,8K,32K} for k3v4 and k4v4,
 #             back to back and --isolate, and the shipped-database run
 #             (bench/tuner_quality.py reads the timings afterwards)
@@ -140,13 +145,15 @@ for stage in $stages; do
     variants=k3v4
     for v in w4-st2:--warps,4,--stages,2 w4-st4:--warps,4,--stages,4 \
         w8-st2:--warps,8,--stages,2 w8-st4:--warps,8,--stages,4 ${NCU_DECODE_EXTRA:-}; do
-      bundle "k3v4-${v%%:*}" --preset k3v4 --splits 2 --block-n 64 $(echo "${v#*:}" | tr , ' ')
+      bundle "k3v4-${v%%:*}" --preset k3v4 ${NCU_DECODE_BASE:---splits 2 --block-n 64} \
+        $(echo "${v#*:}" | tr , ' ')
       variants="$variants k3v4-${v%%:*}"
     done
     S="${NCU_DECODE_SECTIONS:-$ncu_sections --section InstructionStats --section SchedulerStats}"
     for v in $variants; do
       ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:decode --launch-skip 3 --launch-count 1 $S \
-        python3 bench/profile_decode.py --bundle "$work/$v" --batch 32 --context 32768 \
+        python3 bench/profile_decode.py --bundle "$work/$v" --batch "${NCU_DECODE_BATCH:-32}" \
+        --context "${NCU_DECODE_CONTEXT:-32768}" \
         --tqrt build-gpu/runtime >"$res/ncu-decode-$v.txt" 2>&1
       say "ncu decode $v: exit $?"
     done
