@@ -214,10 +214,10 @@ std::string runAutotune(const AutotuneOptions &o) {
   if (request.smCount == 0)
     request.smCount = dev.smCount;
   // The default stages add 3 where this recipe, layout and arch take the
-  // decode's copy ring (elsewhere 3 stages would compile as 2: duplicates).
-  const bool copyRing = o.space.stages.empty() && recipeTakesCopyRing(request);
-  if (copyRing)
-    cands = generateCandidates(o.space, gqa, copyRing);
+  // decode's copy ring; stage counts that compile alike (3 and 4 with the
+  // ring, 2 and above without) are timed once.
+  const bool copyRing = recipeTakesCopyRing(request);
+  cands = generateCandidates(o.space, gqa, copyRing);
   std::optional<std::string> canonical = canonicalPreset(request.preset);
   std::string preset = canonical ? *canonical : request.preset;
 

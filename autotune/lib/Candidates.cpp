@@ -91,11 +91,27 @@ CandidateList generateCandidates(const CandidateSpace &given,
     out.error = err;
     return out;
   }
+  // Stage counts that compile to the same decode are one candidate (the
+  // smallest listed): with the copy ring its slots hold two steps, so 3 is
+  // 4, 5 is 6, 7 is 8; without it 3 or more run as 2.
+  auto effective = [copyRing](int64_t st) -> int64_t {
+    if (st < 3)
+      return st;
+    return copyRing ? (st + 1) / 2 * 2 : 2;
+  };
+  std::vector<int64_t> stages;
+  for (int64_t st : s.stages) {
+    bool same = false;
+    for (int64_t other : s.stages)
+      same |= other < st && effective(other) == effective(st);
+    if (!same)
+      stages.push_back(st);
+  }
   for (int64_t b : s.blockN)
     for (int64_t sp : s.splits)
       for (int64_t w : s.warps)
         for (int64_t h : s.headsPerCta)
-          for (int64_t st : s.stages)
+          for (int64_t st : stages)
             out.candidates.push_back(Candidate{b, sp, w, h, st});
   // Distinct: tq-plan-launch merges equal neighbouring plans, and a tuning
   // bundle needs one plan per candidate.

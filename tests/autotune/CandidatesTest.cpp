@@ -36,6 +36,34 @@ TEST(Candidates, DefaultsForGqa4) {
   EXPECT_EQ(stages, (std::set<int64_t>{2, 3}));
 }
 
+TEST(Candidates, StageCountsThatCompileAlikeAreOneCandidate) {
+  auto stagesOf = [](const CandidateList &l) {
+    std::set<int64_t> out;
+    for (const Candidate &c : l.candidates)
+      out.insert(c.stages);
+    return out;
+  };
+  CandidateSpace s;
+  s.blockN = {64};
+  s.splits = {2};
+  s.warps = {8};
+  s.headsPerCta = {4};
+  s.stages = {1, 2, 3, 4, 5, 6, 8};
+  // The copy ring's slots hold two steps: 3 is 4, 5 is 6 (the smallest
+  // listed value stays), 8 stands alone.
+  const CandidateList ring = generateCandidates(s, 4, /*copyRing=*/true);
+  ASSERT_TRUE(ring.error.empty()) << ring.error;
+  EXPECT_EQ(stagesOf(ring), (std::set<int64_t>{1, 2, 3, 5, 8}));
+  EXPECT_EQ(ring.candidates.size(), 5u);
+  // Without the ring 3 or more run as 2.
+  const CandidateList plain = generateCandidates(s, 4, /*copyRing=*/false);
+  ASSERT_TRUE(plain.error.empty()) << plain.error;
+  EXPECT_EQ(stagesOf(plain), (std::set<int64_t>{1, 2}));
+  // Alone, a stage count is kept whatever it compiles to.
+  s.stages = {4};
+  EXPECT_EQ(stagesOf(generateCandidates(s, 4, false)), (std::set<int64_t>{4}));
+}
+
 TEST(Candidates, HeadsPerCtaFollowTheGroup) {
   EXPECT_EQ(defaultHeadsPerCta(1), (std::vector<int64_t>{1}));
   EXPECT_EQ(defaultHeadsPerCta(2), (std::vector<int64_t>{2, 1}));
@@ -55,7 +83,7 @@ TEST(Candidates, UserListsAreDistinct) {
   s.warps = {8};
   s.headsPerCta = {4};
   s.stages = {2, 3};
-  CandidateList l = generateCandidates(s, 4);
+  CandidateList l = generateCandidates(s, 4, /*copyRing=*/true);
   ASSERT_EQ(l.error, "");
   ASSERT_EQ(l.candidates.size(), 4u); // the repeated 64 counts once
   EXPECT_EQ(l.candidates[0], (Candidate{64, 4, 8, 4, 2}));

@@ -49,7 +49,9 @@ std::vector<int64_t> defaultHeadsPerCta(int64_t gqaRatio);
 /// an error naming the first invalid value and what is accepted: BLOCK_N a
 /// multiple of 16 in 16..256, splits 1..64, warps 1..16, heads per CTA
 /// dividing the GQA group and at most 8, stages 1..8 (the tuning database's
-/// ranges).
+/// ranges). Stage counts that compile to the same decode are kept once, the
+/// smallest: with `copyRing` (the recipe takes the decode's copy ring, whose
+/// slots hold two steps) 3 and 4, 5 and 6, 7 and 8; without, 2 and above.
 struct CandidateList {
   std::vector<Candidate> candidates;
   std::string error;
