@@ -221,15 +221,19 @@ TQ_INLINE float mergeWeight(float m, float M) {
 #ifndef TQ_SPLIT_WARPS_PER_SM
 #define TQ_SPLIT_WARPS_PER_SM 16 /* resident warps per SM the splits fill */
 #endif
+#ifndef TQ_SPLIT_IDLE_WARPS_PER_SM
+#define TQ_SPLIT_IDLE_WARPS_PER_SM (TQ_SPLIT_WARPS_PER_SM / 2) /* ... of them on idle SMs */
+#endif
 
 /* Splits a sequence of L tokens actually uses in a launch of `batch` rows,
  * 1..kSplits. The grid always has kSplits (fixed-grid rule); the CTAs of
  * unused splits return at once, and a sequence that uses one split gets its
  * output written by its CTA without any merge. The used CTAs (head groups x
  * batch x splits) are counted in warps per SM (kSmCount SMs):
- *  - up to half of TQ_SPLIT_WARPS_PER_SM, splits put warps on idle SMs and
- *    pay for themselves from TQ_SPLIT_MIN_TOKENS tokens on (B=1, L=1K on
- *    the H200: 8 splits of 128 tokens 9.0 us, 1 split 17.8 us);
+ *  - up to TQ_SPLIT_IDLE_WARPS_PER_SM (half of TQ_SPLIT_WARPS_PER_SM),
+ *    splits put warps on idle SMs and pay for themselves from
+ *    TQ_SPLIT_MIN_TOKENS tokens on (B=1, L=1K on the H200: 8 splits of 128
+ *    tokens 9.0 us, 1 split 17.8 us);
  *  - beyond, up to TQ_SPLIT_WARPS_PER_SM (the decode's residency at its
  *    128-register budget), they only hide latency, which pays from
  *    TQ_SPLIT_DEEP_MIN_TOKENS tokens on (B=8, 4 warps of 4 heads: L=1K, 4
@@ -254,7 +258,7 @@ TQ_INLINE int splitCap(int batch, int warpsPerSm = TQ_SPLIT_WARPS_PER_SM) {
 template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
   if constexpr (Spec::kSplits == 1)
     return 1;
-  const int idle = minInt(splitCap<Spec>(batch, TQ_SPLIT_WARPS_PER_SM / 2),
+  const int idle = minInt(splitCap<Spec>(batch, TQ_SPLIT_IDLE_WARPS_PER_SM),
                           (L + TQ_SPLIT_MIN_TOKENS - 1) / TQ_SPLIT_MIN_TOKENS);
   const int deep =
       minInt(splitCap<Spec>(batch),
