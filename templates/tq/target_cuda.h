@@ -547,8 +547,8 @@ TQ_INLINE uint32_t loadShared4(uint32_t addr) {
  * arriveExpectBytes has landed; barrierWait(bar, parity) returns once the
  * phase of that parity has completed (phases alternate 0, 1, 0, ...), and
  * the copied bytes are then visible to the waiting thread. Sizes and both
- * addresses are multiples of 16. Below sm_90 kTargetHasBulkCopy is false,
- * the decode does not take its ring, and the functions trap if reached.
+ * addresses are multiples of 16. Below sm_90 no_bulk_copy.h (included at
+ * the end) has kTargetHasBulkCopy false and functions that trap.
  * ------------------------------------------------------------------------ */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 constexpr bool kTargetHasBulkCopy = true;
@@ -588,16 +588,6 @@ TQ_INLINE void barrierWait(uint64_t *bar, uint32_t parity) {
                  : "memory");
   } while (!done);
 }
-#else
-constexpr bool kTargetHasBulkCopy = false;
-TQ_INLINE void barrierInit(uint64_t *, uint32_t) { trap(); }
-TQ_INLINE void fenceBarrierInit() { trap(); }
-TQ_INLINE void fenceProxyAsyncShared() { trap(); }
-TQ_INLINE void arriveExpectBytes(uint64_t *, uint32_t) { trap(); }
-TQ_INLINE void bulkCopyToShared(void *, const void *, uint32_t, uint64_t *) {
-  trap();
-}
-TQ_INLINE void barrierWait(uint64_t *, uint32_t) { trap(); }
 #endif
 
 /* True on every lane when p is true on any lane. */
@@ -607,5 +597,9 @@ TQ_INLINE bool anyLane(bool p) { return __any_sync(0xffffffffu, p); }
 
 /* Lane-group reductions, built on shflXor above. */
 #include "tq/group_reduce.h"
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+/* No bulk copies below sm_90: the interface's trapping stand-ins. */
+#include "tq/no_bulk_copy.h"
+#endif
 
 #endif // TQ_TARGET_CUDA_H

@@ -325,18 +325,9 @@ TQ_INLINE void storeGlobal1(void *p, uint32_t v) {
   *(hip_detail::Global<uint8_t> *)p = uint8_t(v);
 }
 
-/* target_cuda.h's bulk copies and barriers: AMD targets have no warp mma,
- * so the decode never takes the ring that uses them; they keep the
- * templates compiling and trap if reached. */
-constexpr bool kTargetHasBulkCopy = false;
-TQ_INLINE void barrierInit(uint64_t *, uint32_t) { __builtin_trap(); }
-TQ_INLINE void fenceBarrierInit() { __builtin_trap(); }
-TQ_INLINE void fenceProxyAsyncShared() { __builtin_trap(); }
-TQ_INLINE void arriveExpectBytes(uint64_t *, uint32_t) { __builtin_trap(); }
-TQ_INLINE void bulkCopyToShared(void *, const void *, uint32_t, uint64_t *) {
-  __builtin_trap();
-}
-TQ_INLINE void barrierWait(uint64_t *, uint32_t) { __builtin_trap(); }
+/* target_cuda.h's dynamic shared memory (its bulk copies and barriers:
+ * no_bulk_copy.h, included at the end; AMD targets have no warp mma, so the
+ * decode never takes the ring that uses them). */
 TQ_INLINE uint8_t *dynamicShared() {
   extern __shared__ uint8_t tqDynamicShared[];
   return tqDynamicShared;
@@ -600,5 +591,7 @@ TQ_INLINE bool anyLane(bool p) { return ballot(p) != 0u; }
 
 /* Lane-group reductions, built on shflXor above. */
 #include "tq/group_reduce.h"
+/* No bulk copies (the decode's copy ring): trapping stand-ins on trap(). */
+#include "tq/no_bulk_copy.h"
 
 #endif // TQ_TARGET_HIP_H
