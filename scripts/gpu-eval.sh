@@ -20,7 +20,9 @@
 #             shipped plan, then 2-split BLOCK_N-64 plans of 4 and 8 warps
 #             with 2 and 4 stages (4: the copy ring); NCU_DECODE_EXTRA adds
 #             "name:tqc-args" variants (commas for spaces, e.g.
-#             w8-st6:--warps,8,--stages,6); NCU_DECODE_SECTIONS replaces
+#             w8-st6:--warps,8,--stages,6), NCU_DECODE_VARIANTS replaces
+#             the four (set and empty: the shipped plan only);
+#             NCU_DECODE_SECTIONS replaces
 #             the sections (e.g. with --metrics lists); NCU_DECODE_BATCH and
 #             NCU_DECODE_CONTEXT the shape (default 32, 32768),
 #             NCU_DECODE_BASE the variants' common plan options (default
@@ -143,8 +145,8 @@ for stage in $stages; do
   ncu-decode)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
     variants=k3v4
-    for v in w4-st2:--warps,4,--stages,2 w4-st4:--warps,4,--stages,4 \
-        w8-st2:--warps,8,--stages,2 w8-st4:--warps,8,--stages,4 ${NCU_DECODE_EXTRA:-}; do
+    for v in ${NCU_DECODE_VARIANTS-w4-st2:--warps,4,--stages,2 w4-st4:--warps,4,--stages,4 \
+        w8-st2:--warps,8,--stages,2 w8-st4:--warps,8,--stages,4} ${NCU_DECODE_EXTRA:-}; do
       bundle "k3v4-${v%%:*}" --preset k3v4 ${NCU_DECODE_BASE:---splits 2 --block-n 64} \
         $(echo "${v#*:}" | tr , ' ')
       variants="$variants k3v4-${v%%:*}"
