@@ -266,6 +266,20 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
   return maxInt(1, maxInt(idle, deep));
 }
 
+/* The split a CTA works on. With TQ_SPLIT_ORDER_REVERSED the grid's last
+ * z index is split 0: CTAs are dispatched in block-index order, so the high
+ * splits, which short sequences and large batches leave unused, are
+ * dispatched (and return) first, while SM slots are free, instead of after
+ * the working CTAs, where they would wait for those slots and lengthen the
+ * launch's tail (developer knob, docs/NOTES.md). */
+#ifndef TQ_SPLIT_ORDER_REVERSED
+#define TQ_SPLIT_ORDER_REVERSED 0
+#endif
+template <class Spec> TQ_INLINE int splitIndex() {
+  return TQ_SPLIT_ORDER_REVERSED ? Spec::kSplits - 1 - blockIndexZ()
+                                 : blockIndexZ();
+}
+
 /* Whether this CTA can have work, from the launch arguments alone (no
  * seq_lens): its row is below `batch` and its split below the batch's cap.
  * The others return before waiting for the previous kernel (programmatic
@@ -273,7 +287,8 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
  * splits it never uses: they would otherwise hold their SM slot until the
  * previous kernel ends. */
 template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
-  return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
+  return blockIndexY() < a.batch &&
+         splitIndex<Spec>() < splitCap<Spec>(a.batch);
 }
 
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
@@ -302,7 +317,7 @@ TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
   w.b = blockIndexY();
   if (w.b >= a.batch)
     return false;
-  w.split = blockIndexZ();
+  w.split = splitIndex<Spec>();
   const int L = a.seq_lens[w.b];
   w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
@@ -524,7 +539,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // split count from seq_lens, an L2 hit by now) rather than values the
   // caller would keep in registers across its main loop: the decode runs at
   // ptxas's 128-register budget, and the epilogue must not push it over.
-  const int b = blockIndexY(), split = blockIndexZ();
+  const int b = blockIndexY(), split = splitIndex<Spec>();
   const int qh0 = blockIndexX() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
