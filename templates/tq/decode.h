@@ -802,6 +802,9 @@ namespace tq {
 
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
+#ifndef TQ_DEPENDENT_LAUNCH_EARLY
+#define TQ_DEPENDENT_LAUNCH_EARLY 0
+#endif
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // The compiler gives a decode dynamic shared memory only for the ring of
   // decode_tc.h; a plan given it that does not take the ring means the
@@ -817,8 +820,19 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // output).
   if (!decode_detail::ctaMayWork<Spec>(a))
     return;
+  // griddepcontrol.wait waits for the previous grid's completion whenever
+  // the trigger comes, so triggering first is safe; TQ_DEPENDENT_LAUNCH_EARLY
+  // lets the next kernel launch before this one's wait ends (developer knob).
+  if constexpr (TQ_DEPENDENT_LAUNCH_EARLY)
+    allowDependentLaunch();
+#if TQ_EXPERIMENT_LENS_BEFORE_WAIT // unsafe when the previous kernel writes seq_lens
+  if (decode_detail::splitIndex<Spec>() >=
+      decode_detail::splitsUsed<Spec>(a.seq_lens[blockIndexY()], a.batch))
+    return;
+#endif
   waitForPrimaryGrid();
-  allowDependentLaunch();
+  if constexpr (!TQ_DEPENDENT_LAUNCH_EARLY)
+    allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a);
   else
