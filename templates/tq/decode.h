@@ -326,12 +326,38 @@ TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
   return true;
 }
 
-/* Prologue shared by both decode paths: the CTA's rotated queries, scaled by
- * scale·log2(e), into sQ (warp w takes heads w, w + NW, ...). With QJL keys
- * the original queries go to sOrig. amax, when given, receives each head's
- * largest |coordinate| (the tensor-core path normalizes its fp16 queries). */
+/* The raw bits of a warp's query rows (heads w, w + NW, ... of the CTA's),
+ * for loadQueries. The tensor-core path loads them before anything else, so
+ * their DRAM latency overlaps seq_lens, the page table and the tables' fill
+ * instead of following them (at short contexts the decode is a chain of
+ * such latencies). */
+template <class Spec> struct QueryBits {
+  static constexpr int kRows =
+      (Spec::kHeadsPerCta + Spec::kWarps - 1) / Spec::kWarps;
+  uint32_t w[kRows][4];
+};
 template <class Spec, class T>
-TQ_INLINE void loadQueries(const tq_decode_args &a, int b, int qh0,
+TQ_INLINE void loadQueryBits(const tq_decode_args &a, int b, int qh0,
+                             QueryBits<Spec> &q) {
+  constexpr int E = Spec::kHeadDim / kWarpSize, HPC = Spec::kHeadsPerCta;
+  const int warp = warpIndex(), lane = laneIndex();
+  const T *query = static_cast<const T *>(a.query) + b * a.query_stride_batch;
+  TQ_UNROLL
+  for (int r = 0; r < QueryBits<Spec>::kRows; ++r) {
+    const int h = warp + r * Spec::kWarps;
+    if (h < HPC)
+      loadRowBits<E>(query + (qh0 + h) * a.query_stride_head + lane * E,
+                     q.w[r]);
+  }
+}
+
+/* Prologue shared by both decode paths: the CTA's rotated queries (bits from
+ * loadQueryBits), scaled by scale·log2(e), into sQ (warp w takes heads w,
+ * w + NW, ...). With QJL keys the original queries go to sOrig. amax, when
+ * given, receives each head's largest |coordinate| (the tensor-core path
+ * normalizes its fp16 queries). */
+template <class Spec, class T>
+TQ_INLINE void loadQueries(const tq_decode_args &a, const QueryBits<Spec> &q,
                            float (*sQ)[Spec::kHeadDim],
                            float (*sOrig)[Spec::kHeadDim], float *amax) {
   using P = DecodePlan<Spec>;
@@ -339,10 +365,13 @@ TQ_INLINE void loadQueries(const tq_decode_args &a, int b, int qh0,
   constexpr int D = P::D, E = P::E;
   const int warp = warpIndex(), lane = laneIndex();
   const float qscale = a.scale * kLog2e;
-  const T *query = static_cast<const T *>(a.query) + b * a.query_stride_batch;
-  for (int h = warp; h < P::HPC; h += P::NW) {
+  TQ_UNROLL
+  for (int r = 0; r < QueryBits<Spec>::kRows; ++r) {
+    const int h = warp + r * P::NW;
+    if (h >= P::HPC)
+      break;
     float x[E];
-    loadRow<T, E>(query + (qh0 + h) * a.query_stride_head + lane * E, x);
+    rowFromBits<T, E>(q.w[r], x);
     if constexpr (KInfo::kQjl) {
       TQ_UNROLL
       for (int i = 0; i < E; ++i)
@@ -638,7 +667,11 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
   if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
     if (warp == NW - 1)
       fillLevels<VInfo>(sValueLevels, Spec::valueLevels());
-  loadQueries<Spec, T>(a, b, qh0, sQ, sRed, nullptr);
+  {
+    QueryBits<Spec> qbits;
+    loadQueryBits<Spec, T>(a, b, qh0, qbits);
+    loadQueries<Spec, T>(a, qbits, sQ, sRed, nullptr);
+  }
   barrier();
   if constexpr (kQjl) {
     // Sq'[h][i] = (S·q_h)_i · scale·log2(e)·√(π/2)/D; S row-major D×D. One

@@ -77,6 +77,12 @@
 #ifndef TQ_TC_RING_PROXY_FENCE
 #define TQ_TC_RING_PROXY_FENCE 1 /* 0: experiment only (what the fence costs) */
 #endif
+#ifndef TQ_TC_RING_WARP_SUMS
+#define TQ_TC_RING_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
+#endif
+#ifndef TQ_TC_QUERY_LOADS_FIRST
+#define TQ_TC_QUERY_LOADS_FIRST 1 /* 0: the queries loaded after the tables */
+#endif
 
 namespace tq {
 namespace tc {
@@ -227,6 +233,12 @@ template <class Spec> struct TcPlan {
       minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4;
   static constexpr bool kRing = kRingStages >= 3 && kRingShape &&
                                 Spec::kDynamicSharedBytes >= kSmemRing;
+  // The warps' outputs are summed through the idle ring where it holds them
+  // all (decodeTc's epilogue); TQ_TC_RING_WARP_SUMS=0 turns it off.
+  static constexpr bool kRingWarpSums =
+      TQ_TC_RING_WARP_SUMS && kRing &&
+      Spec::kWarps > 1 &&
+      Spec::kWarps * Spec::kHeadsPerCta * Spec::kHeadDim * 4 <= kSmemRing;
 };
 
 /* One 16-token step's raw cache data, as this lane needs it. Absent fields
@@ -645,6 +657,12 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   static_assert(!TQ_TC_REQUIRE_RING || Pl::kRing,
                 "TQ_TC_REQUIRE_RING: this plan does not take the ring");
 
+  // The queries' loads go out first (decode.h, QueryBits): the CTA's row and
+  // heads come from the block indices, and decode() has already returned
+  // for a row beyond the batch.
+  QueryBits<Spec> qbits;
+  if constexpr (TQ_TC_QUERY_LOADS_FIRST)
+    loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
@@ -778,7 +796,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     else
       fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
   }
-  loadQueries<Spec, T>(a, b, qh0, sQ, nullptr, sAmax);
+  if constexpr (!TQ_TC_QUERY_LOADS_FIRST)
+    loadQueryBits<Spec, T>(a, b, qh0, qbits);
+  loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
   barrier();
 
   // B fragment of Q^T for k step kc: b0 = coordinates t·D/4 + 4kc + {0, 1}
@@ -1105,28 +1125,51 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     rowScale[0] = 16777216.f, rowScale[1] = 1048576.f; // 2^24, 2^20
   if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic8)
     rowScale[0] = rowScale[1] = 16777216.f;
-  for (int w = 0; w < NW; ++w) {
-    if (warp == w) {
-      TQ_UNROLL
-      for (int hh = 0; hh < 2; ++hh) {
-        const int h = 2 * t + hh;
-        if (h < HPC) {
-          float Mh, Lh, Bh;
-          mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
-          const float f = mergeWeight(m[hh], Mh);
+  // Warp w's output weighted to the merged max: element (h, i) of the
+  // CTA's sum over warps, with dst(h, i) where it goes.
+  auto eachWeighted = [&](auto &&dst) {
+    TQ_UNROLL
+    for (int hh = 0; hh < 2; ++hh) {
+      const int h = 2 * t + hh;
+      if (h < HPC) {
+        float Mh, Lh, Bh;
+        mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
+        const float f = mergeWeight(m[hh], Mh);
+        TQ_UNROLL
+        for (int mt = 0; mt < KC; ++mt)
           TQ_UNROLL
-          for (int mt = 0; mt < KC; ++mt) {
-            TQ_UNROLL
-            for (int j = 0; j < 2; ++j) {
-              float *dst = &sRed[h][g * (D / 8) + 2 * mt + j];
-              const float v = acc[mt][2 * j + hh] * (f * rowScale[j]);
-              *dst = w == 0 ? v : *dst + v;
-            }
-          }
-        }
+          for (int j = 0; j < 2; ++j)
+            dst(h, g * (D / 8) + 2 * mt + j,
+                acc[mt][2 * j + hh] * (f * rowScale[j]));
       }
     }
+  };
+  if constexpr (Pl::kRingWarpSums) {
+    // The ring is idle (every copy it was given has been waited for, and the
+    // barrier above has every warp past its loop): each warp writes its
+    // output to its own slice, then all threads sum the slices in warp order
+    // (the same additions, in the same order, as the loop below), two
+    // barriers instead of one per warp.
+    float *const sums = reinterpret_cast<float *>(dynamicShared());
+    float *const mine = sums + warp * (HPC * D);
+    eachWeighted([&](int h, int i, float v) { mine[h * D + i] = v; });
     barrier();
+    for (int e = threadIndex(); e < HPC * D; e += NW * kWarpSize) {
+      float v = sums[e];
+      TQ_UNROLL
+      for (int w = 1; w < NW; ++w)
+        v += sums[w * (HPC * D) + e];
+      sRed[e / D][e % D] = v;
+    }
+    barrier();
+  } else {
+    for (int w = 0; w < NW; ++w) {
+      if (warp == w)
+        eachWeighted([&](int h, int i, float v) {
+          sRed[h][i] = w == 0 ? v : sRed[h][i] + v;
+        });
+      barrier();
+    }
   }
   finishHeads<Spec, T>(a, sRed, sMl);
 }

@@ -169,13 +169,15 @@ template <> struct DType<f16_t> {
   TQ_INLINE static uint32_t fromFloat(float f) { return floatToF16Bits(f); }
 };
 
-/* N consecutive 16-bit elements (N = 1, 2, 4 or 8) as floats; the vector
- * width is picked at run time from the address, since activation strides are
- * run-time values. */
-template <class T, int N> TQ_INLINE void loadRow(const void *p, float (&x)[N]) {
+/* N consecutive 16-bit elements (N = 1, 2, 4 or 8), raw, two to a word; the
+ * vector width is picked at run time from the address, since activation
+ * strides are run-time values. Apart from rowFromBits so that a caller can
+ * issue the load long before it needs the values (the decode's queries). */
+template <int N>
+TQ_INLINE void loadRowBits(const void *p, uint32_t (&w)[4]) {
   static_assert(N == 1 || N == 2 || N == 4 || N == 8, "row chunk of 1..8");
   const uint8_t *b = static_cast<const uint8_t *>(p);
-  uint32_t w[4] = {0u, 0u, 0u, 0u};
+  w[0] = w[1] = w[2] = w[3] = 0u;
   if (N == 8 && isAligned(b, 16)) {
     const u32x4 v = *reinterpret_cast<const u32x4 *>(b);
     w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
@@ -190,9 +192,19 @@ template <class T, int N> TQ_INLINE void loadRow(const void *p, float (&x)[N]) {
       w[i / 2] |= uint32_t(*reinterpret_cast<const uint16_t *>(b + 2 * i))
                   << (16 * (i % 2));
   }
+}
+/* The floats of loadRowBits's words. */
+template <class T, int N>
+TQ_INLINE void rowFromBits(const uint32_t (&w)[4], float (&x)[N]) {
   TQ_UNROLL
   for (int i = 0; i < N; ++i)
     x[i] = DType<T>::toFloat((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
+}
+/* N consecutive 16-bit elements (N = 1, 2, 4 or 8) as floats. */
+template <class T, int N> TQ_INLINE void loadRow(const void *p, float (&x)[N]) {
+  uint32_t w[4];
+  loadRowBits<N>(p, w);
+  rowFromBits<T, N>(w, x);
 }
 
 /* N consecutive 16-bit elements for any N <= 8 loadRow takes or a multiple
