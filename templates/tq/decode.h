@@ -266,20 +266,6 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
   return maxInt(1, maxInt(idle, deep));
 }
 
-/* The split a CTA works on. With TQ_SPLIT_ORDER_REVERSED the grid's last
- * z index is split 0: CTAs are dispatched in block-index order, so the high
- * splits, which short sequences and large batches leave unused, are
- * dispatched (and return) first, while SM slots are free, instead of after
- * the working CTAs, where they would wait for those slots and lengthen the
- * launch's tail (developer knob, docs/NOTES.md). */
-#ifndef TQ_SPLIT_ORDER_REVERSED
-#define TQ_SPLIT_ORDER_REVERSED 0
-#endif
-template <class Spec> TQ_INLINE int splitIndex() {
-  return TQ_SPLIT_ORDER_REVERSED ? Spec::kSplits - 1 - blockIndexZ()
-                                 : blockIndexZ();
-}
-
 /* Whether this CTA can have work, from the launch arguments alone (no
  * seq_lens): its row is below `batch` and its split below the batch's cap.
  * The others return before waiting for the previous kernel (programmatic
@@ -287,8 +273,7 @@ template <class Spec> TQ_INLINE int splitIndex() {
  * splits it never uses: they would otherwise hold their SM slot until the
  * previous kernel ends. */
 template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
-  return blockIndexY() < a.batch &&
-         splitIndex<Spec>() < splitCap<Spec>(a.batch);
+  return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
 }
 
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
@@ -317,7 +302,7 @@ TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
   w.b = blockIndexY();
   if (w.b >= a.batch)
     return false;
-  w.split = splitIndex<Spec>();
+  w.split = blockIndexZ();
   const int L = a.seq_lens[w.b];
   w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
@@ -568,7 +553,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // split count from seq_lens, an L2 hit by now) rather than values the
   // caller would keep in registers across its main loop: the decode runs at
   // ptxas's 128-register budget, and the epilogue must not push it over.
-  const int b = blockIndexY(), split = splitIndex<Spec>();
+  const int b = blockIndexY(), split = blockIndexZ();
   const int qh0 = blockIndexX() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
@@ -835,9 +820,6 @@ namespace tq {
 
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
-#ifndef TQ_DEPENDENT_LAUNCH_EARLY
-#define TQ_DEPENDENT_LAUNCH_EARLY 0
-#endif
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // The compiler gives a decode dynamic shared memory only for the ring of
   // decode_tc.h; a plan given it that does not take the ring means the
@@ -853,19 +835,8 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // output).
   if (!decode_detail::ctaMayWork<Spec>(a))
     return;
-  // griddepcontrol.wait waits for the previous grid's completion whenever
-  // the trigger comes, so triggering first is safe; TQ_DEPENDENT_LAUNCH_EARLY
-  // lets the next kernel launch before this one's wait ends (developer knob).
-  if constexpr (TQ_DEPENDENT_LAUNCH_EARLY)
-    allowDependentLaunch();
-#if TQ_EXPERIMENT_LENS_BEFORE_WAIT // unsafe when the previous kernel writes seq_lens
-  if (decode_detail::splitIndex<Spec>() >=
-      decode_detail::splitsUsed<Spec>(a.seq_lens[blockIndexY()], a.batch))
-    return;
-#endif
   waitForPrimaryGrid();
-  if constexpr (!TQ_DEPENDENT_LAUNCH_EARLY)
-    allowDependentLaunch();
+  allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a);
   else

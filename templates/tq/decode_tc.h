@@ -80,9 +80,6 @@
 #ifndef TQ_TC_RING_WARP_SUMS
 #define TQ_TC_RING_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
 #endif
-#ifndef TQ_TC_QUERY_LOADS_FIRST
-#define TQ_TC_QUERY_LOADS_FIRST 1 /* 0: the queries loaded after the tables */
-#endif
 
 namespace tq {
 namespace tc {
@@ -661,8 +658,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // heads come from the block indices, and decode() has already returned
   // for a row beyond the batch.
   QueryBits<Spec> qbits;
-  if constexpr (TQ_TC_QUERY_LOADS_FIRST)
-    loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
+  loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
@@ -796,8 +792,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     else
       fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
   }
-  if constexpr (!TQ_TC_QUERY_LOADS_FIRST)
-    loadQueryBits<Spec, T>(a, b, qh0, qbits);
   loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
   barrier();
 
