@@ -10,7 +10,9 @@
 # Stages (default: all, in this order):
 #   tier      tests/gpu bundles + the GPU tier (tqc-gpu-test) + ctest -L gpu
 #   decode    bench/decode_bench.py: k3v4, k4v4 (shipped tuned plans) and
-#             k3v4 --layout vllm, B {1,8,32,64} x L {1K,8K,32K}, vs SDPA
+#             k3v4 --layout vllm, B {1,8,32,64} x L {1K,8K,32K}, vs SDPA;
+#             DECODE_PRESETS replaces the list (every preset: "k3v4 k4v4
+#             k8v4 k3v3 k4v2 k2v2 bf16"; a -vllm suffix for that layout)
 #   store     bench/store_bench.py: k3v4, k4v4, bf16
 #   extend    bench/extend_bench.py: k3v4, k4v4 (causal 4K and 1K chunks,
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
@@ -100,11 +102,15 @@ for stage in $stages; do
     say "ctest -L gpu: exit $?"
     ;;
   decode)
-    bundle k3v4 --preset k3v4 --tuning-db "$db"
-    bundle k4v4 --preset k4v4 --tuning-db "$db"
-    bundle k3v4-vllm --preset k3v4 --layout vllm
-    python3 bench/decode_bench.py --tqrt build-gpu/runtime \
-      --bundles "$work/k3v4" "$work/k4v4" "$work/k3v4-vllm" \
+    dirs=
+    for p in ${DECODE_PRESETS:-k3v4 k4v4 k3v4-vllm}; do
+      case $p in
+      *-vllm) bundle "$p" --preset "${p%-vllm}" --layout vllm ;;
+      *) bundle "$p" --preset "$p" --tuning-db "$db" ;; # built-in plans where it has none
+      esac
+      dirs="$dirs $work/$p"
+    done
+    python3 bench/decode_bench.py --tqrt build-gpu/runtime --bundles $dirs \
       --json "$res/decode.json" >"$res/decode.txt" 2>&1
     say "decode_bench: exit $?"
     ;;
