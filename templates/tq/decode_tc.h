@@ -654,11 +654,15 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   static_assert(!TQ_TC_REQUIRE_RING || Pl::kRing,
                 "TQ_TC_REQUIRE_RING: this plan does not take the ring");
 
-  // The queries' loads go out first (decode.h, QueryBits): the CTA's row and
-  // heads come from the block indices, and decode() has already returned
-  // for a row beyond the batch.
+  // Ring plans load the queries first (decode.h, QueryBits): the CTA's row
+  // and heads come from the block indices, and decode() has already
+  // returned for a row beyond the batch. The others load them where they
+  // are used: held across the split work and the page table they pushed
+  // two plans into spills (k3v3 at head_dim 256 and bf16 at 64, sm_90; the
+  // toolchain tier), and those plans are not the fast path anyway.
   QueryBits<Spec> qbits;
-  loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
+  if constexpr (Pl::kRing)
+    loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
@@ -792,6 +796,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     else
       fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
   }
+  if constexpr (!Pl::kRing)
+    loadQueryBits<Spec, T>(a, b, qh0, qbits);
   loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
   barrier();
 
