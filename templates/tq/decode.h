@@ -312,10 +312,10 @@ TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
 }
 
 /* The raw bits of a warp's query rows (heads w, w + NW, ... of the CTA's),
- * for loadQueries. The tensor-core path loads them before anything else, so
- * their DRAM latency overlaps seq_lens, the page table and the tables' fill
- * instead of following them (at short contexts the decode is a chain of
- * such latencies). */
+ * for loadQueries. The tensor-core path's ring plans load them before
+ * anything else, so their DRAM latency overlaps seq_lens, the page table
+ * and the tables' fill instead of following them (at short contexts the
+ * decode is a chain of such latencies). */
 template <class Spec> struct QueryBits {
   static constexpr int kRows =
       (Spec::kHeadsPerCta + Spec::kWarps - 1) / Spec::kWarps;

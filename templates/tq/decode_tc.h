@@ -233,8 +233,7 @@ template <class Spec> struct TcPlan {
   // The warps' outputs are summed through the idle ring where it holds them
   // all (decodeTc's epilogue); TQ_TC_RING_WARP_SUMS=0 turns it off.
   static constexpr bool kRingWarpSums =
-      TQ_TC_RING_WARP_SUMS && kRing &&
-      Spec::kWarps > 1 &&
+      TQ_TC_RING_WARP_SUMS && kRing && Spec::kWarps > 1 &&
       Spec::kWarps * Spec::kHeadsPerCta * Spec::kHeadDim * 4 <= kSmemRing;
 };
 
