@@ -77,8 +77,8 @@
 #ifndef TQ_TC_RING_PROXY_FENCE
 #define TQ_TC_RING_PROXY_FENCE 1 /* 0: experiment only (what the fence costs) */
 #endif
-#ifndef TQ_TC_RING_WARP_SUMS
-#define TQ_TC_RING_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
+#ifndef TQ_TC_PARALLEL_WARP_SUMS
+#define TQ_TC_PARALLEL_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
 #endif
 
 namespace tq {
@@ -230,11 +230,19 @@ template <class Spec> struct TcPlan {
       minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4;
   static constexpr bool kRing = kRingStages >= 3 && kRingShape &&
                                 Spec::kDynamicSharedBytes >= kSmemRing;
-  // The warps' outputs are summed through the idle ring where it holds them
-  // all (decodeTc's epilogue); TQ_TC_RING_WARP_SUMS=0 turns it off.
-  static constexpr bool kRingWarpSums =
-      TQ_TC_RING_WARP_SUMS && kRing && Spec::kWarps > 1 &&
-      Spec::kWarps * Spec::kHeadsPerCta * Spec::kHeadDim * 4 <= kSmemRing;
+  // Where decodeTc's epilogue sums the warps' outputs in parallel: shared
+  // memory idle by then that holds every warp's (the ring, else the larger
+  // pair table); 0: one warp at a time (TQ_TC_PARALLEL_WARP_SUMS=0 forces
+  // it, for A/B runs).
+  static constexpr int kWarpSumBytes =
+      Spec::kWarps * Spec::kHeadsPerCta * Spec::kHeadDim * 4;
+  enum { kSumsSerial, kSumsInRing, kSumsInLutK, kSumsInLutV };
+  static constexpr int kWarpSumsIn =
+      !TQ_TC_PARALLEL_WARP_SUMS || Spec::kWarps == 1 ? kSumsSerial
+      : kRing && kWarpSumBytes <= kSmemRing          ? kSumsInRing
+      : kWarpSumBytes <= K::kLutEntries * 128        ? kSumsInLutK
+      : kWarpSumBytes <= V::kLutEntries * 128        ? kSumsInLutV
+                                                     : kSumsSerial;
 };
 
 /* One 16-token step's raw cache data, as this lane needs it. Absent fields
@@ -1143,13 +1151,16 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       }
     }
   };
-  if constexpr (Pl::kRingWarpSums) {
-    // The ring is idle (every copy it was given has been waited for, and the
-    // barrier above has every warp past its loop): each warp writes its
-    // output to its own slice, then all threads sum the slices in warp order
-    // (the same additions, in the same order, as the loop below), two
-    // barriers instead of one per warp.
-    float *const sums = reinterpret_cast<float *>(dynamicShared());
+  if constexpr (Pl::kWarpSumsIn != Pl::kSumsSerial) {
+    // The barrier above has every warp past its loop, so the pair tables are
+    // idle, and so is the ring (every copy it was given has been waited
+    // for): each warp writes its output to its own slice, then all threads
+    // sum the slices in warp order (the same additions, in the same order,
+    // as the loop below), two barriers instead of one per warp.
+    float *const sums = reinterpret_cast<float *>(
+        Pl::kWarpSumsIn == Pl::kSumsInRing  ? static_cast<void *>(dynamicShared())
+        : Pl::kWarpSumsIn == Pl::kSumsInLutK ? static_cast<void *>(sLutK)
+                                             : static_cast<void *>(sLutV));
     float *const mine = sums + warp * (HPC * D);
     eachWeighted([&](int h, int i, float v) { mine[h * D + i] = v; });
     barrier();
