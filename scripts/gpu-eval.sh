@@ -24,8 +24,8 @@
 #             "name:tqc-args" variants (commas for spaces, e.g.
 #             w8-st6:--warps,8,--stages,6), NCU_DECODE_VARIANTS replaces
 #             the four (set and empty: the shipped plan only);
-#             NCU_DECODE_SECTIONS replaces
-#             the sections (e.g. with --metrics lists); NCU_DECODE_BATCH and
+#             NCU_DECODE_SECTIONS replaces the sections (e.g. with
+#             --metrics lists); NCU_DECODE_BATCH and
 #             NCU_DECODE_CONTEXT the shape (default 32, 32768),
 #             NCU_DECODE_BASE the variants' common plan options (default
 #             "--splits 2 --block-n 64"); NCU a wrapper, e.g.

@@ -379,6 +379,17 @@ TQ_INLINE void loadQueries(const tq_decode_args &a, const QueryBits<Spec> &q,
   }
 }
 
+/* loadQueries with the loads issued where it is called (the plans that do
+ * not issue them early). */
+template <class Spec, class T>
+TQ_INLINE void loadQueries(const tq_decode_args &a, int b, int qh0,
+                           float (*sQ)[Spec::kHeadDim],
+                           float (*sOrig)[Spec::kHeadDim], float *amax) {
+  QueryBits<Spec> q;
+  loadQueryBits<Spec, T>(a, b, qh0, q);
+  loadQueries<Spec, T>(a, q, sQ, sOrig, amax);
+}
+
 /* The log-sum-exp merge of the warps' (max, sum, bias) for head h. */
 template <class Spec>
 TQ_INLINE void mergeWarpStats(const float (*sMl)[Spec::kHeadsPerCta][3], int h,
@@ -652,11 +663,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
   if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
     if (warp == NW - 1)
       fillLevels<VInfo>(sValueLevels, Spec::valueLevels());
-  {
-    QueryBits<Spec> qbits;
-    loadQueryBits<Spec, T>(a, b, qh0, qbits);
-    loadQueries<Spec, T>(a, qbits, sQ, sRed, nullptr);
-  }
+  loadQueries<Spec, T>(a, b, qh0, sQ, sRed, nullptr);
   barrier();
   if constexpr (kQjl) {
     // Sq'[h][i] = (S·q_h)_i · scale·log2(e)·√(π/2)/D; S row-major D×D. One

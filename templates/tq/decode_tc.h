@@ -803,9 +803,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     else
       fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
   }
-  if constexpr (!Pl::kRing)
-    loadQueryBits<Spec, T>(a, b, qh0, qbits);
-  loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
+  if constexpr (Pl::kRing)
+    loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
+  else
+    loadQueries<Spec, T>(a, b, qh0, sQ, nullptr, sAmax);
   barrier();
 
   // B fragment of Q^T for k step kc: b0 = coordinates t·D/4 + 4kc + {0, 1}
