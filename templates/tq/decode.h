@@ -821,9 +821,47 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
 } // namespace decode_detail
 } // namespace tq
 
+/* Experiment knob: tensor-core plans let the next kernel launch only after
+ * their main loop instead of right after the wait (CTAs without work let it
+ * by returning). docs/NOTES.md, "Idle split CTAs under programmatic launch". */
+#ifndef TQ_LATE_DEPENDENT_LAUNCH
+#define TQ_LATE_DEPENDENT_LAUNCH 0
+#endif
 #include "tq/decode_tc.h"
 
 namespace tq {
+
+#ifndef TQ_DEBUG_CTA_TRACE
+#define TQ_DEBUG_CTA_TRACE 0
+#endif
+#if TQ_DEBUG_CTA_TRACE
+/* Where and when the CTA ran, in the workspace TQ_DEBUG_CTA_TRACE bytes in
+ * (bench/cta_trace.py passes a workspace that large): a record counter, then
+ * 64-byte records {x | y << 16 | z << 32, smid, entry, waited, exit}
+ * (globaltimer ns; waited 0 for a CTA that returned before the wait), in the
+ * order the CTAs finish. Plans without a workspace (one split) record
+ * nothing. */
+struct CtaTrace {
+  const tq_decode_args &a;
+  unsigned long long entry = globalTimer(), waited = 0;
+  explicit CtaTrace(const tq_decode_args &args) : a(args) {}
+  ~CtaTrace() {
+    if (threadIndex() != 0 || a.workspace == nullptr)
+      return;
+    auto *base = reinterpret_cast<unsigned long long *>(
+        reinterpret_cast<char *>(a.workspace) + TQ_DEBUG_CTA_TRACE);
+    const unsigned long long slot = atomicAdd(base, 1ull);
+    unsigned long long *r = base + 8 * (slot + 1);
+    r[0] = (unsigned long long)blockIndexX() |
+           ((unsigned long long)blockIndexY() << 16) |
+           ((unsigned long long)blockIndexZ() << 32);
+    r[1] = smId();
+    r[2] = entry;
+    r[3] = waited;
+    r[4] = globalTimer();
+  }
+};
+#endif
 
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
@@ -840,10 +878,20 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // cache). Then let the next kernel's CTAs launch as soon as every decode
   // CTA has started (they wait for this grid in turn before reading its
   // output).
+#if TQ_DEBUG_CTA_TRACE
+  // Diagnostics only (TQC_DEVICE_DEFINES="TQ_DEBUG_CTA_TRACE=<offset>"):
+  // thread 0 of every CTA records where and when it ran, on every return
+  // path (bench/cta_trace.py).
+  CtaTrace trace(a);
+#endif
   if (!decode_detail::ctaMayWork<Spec>(a))
     return;
   waitForPrimaryGrid();
-  allowDependentLaunch();
+#if TQ_DEBUG_CTA_TRACE
+  trace.waited = globalTimer();
+#endif
+  if constexpr (!TQ_LATE_DEPENDENT_LAUNCH || !tc::TcPlan<Spec>::kEnabled)
+    allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a);
   else

@@ -1125,6 +1125,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     }
   }
   barrier();
+#if TQ_LATE_DEPENDENT_LAUNCH
+  allowDependentLaunch(); // experiment knob (decode.h): after the main loop
+#endif
   float (*sRed)[D] = sQ; // every lane has read its queries by now
   // Output rows g, g + 8 of each tile carry the codes' power-of-two scale
   // when the value codes went in as fp16 subnormals.

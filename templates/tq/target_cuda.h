@@ -352,6 +352,19 @@ TQ_INLINE void trap() { asm volatile("trap;"); }
  * or exited. Without such a launch (or below sm_90) both are no-ops, so a
  * kernel that calls them is correct under either launch.
  * ------------------------------------------------------------------------ */
+/* Diagnostics (TQ_DEBUG_CTA_TRACE): the global nanosecond timer and the
+ * multiprocessor a CTA runs on. */
+TQ_INLINE unsigned long long globalTimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+TQ_INLINE unsigned smId() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
 TQ_INLINE void waitForPrimaryGrid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");

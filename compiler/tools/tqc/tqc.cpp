@@ -226,7 +226,7 @@ cl::opt<std::string> atHeads("heads-candidates",
                              cl::value_desc("list"), cl::sub(autotuneCmd),
                              cl::cat(autotuneCategory));
 cl::opt<std::string> atStages("stages-candidates",
-                              cl::desc("pipeline stages (default 2)"),
+                              cl::desc("pipeline stages (default 2; 2,3 where the recipe takes the copy ring)"),
                               cl::value_desc("list"), cl::sub(autotuneCmd),
                               cl::cat(autotuneCategory));
 cl::opt<int> atReps("reps", cl::init(30),
