@@ -821,11 +821,14 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
 } // namespace decode_detail
 } // namespace tq
 
-/* Experiment knob: tensor-core plans let the next kernel launch only after
- * their main loop instead of right after the wait (CTAs without work let it
- * by returning). docs/NOTES.md, "Idle split CTAs under programmatic launch". */
-#ifndef TQ_LATE_DEPENDENT_LAUNCH
-#define TQ_LATE_DEPENDENT_LAUNCH 0
+/* Experiment knob (docs/NOTES.md, "Idle split CTAs under programmatic
+ * launch"): tensor-core plans let the next kernel launch only from CTAs that
+ * have work, after splitWork, instead of from every CTA right after the
+ * wait. CTAs without work let it by returning, so the next launch's CTAs are
+ * placed after this launch's idle CTAs have left their SM slots; placed into
+ * those slots, they double up on SMs (bench/cta_trace.py). */
+#ifndef TQ_TRIGGER_WITH_WORK
+#define TQ_TRIGGER_WITH_WORK 0
 #endif
 #include "tq/decode_tc.h"
 
@@ -890,7 +893,7 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
 #if TQ_DEBUG_CTA_TRACE
   trace.waited = globalTimer();
 #endif
-  if constexpr (!TQ_LATE_DEPENDENT_LAUNCH || !tc::TcPlan<Spec>::kEnabled)
+  if constexpr (!TQ_TRIGGER_WITH_WORK || !tc::TcPlan<Spec>::kEnabled)
     allowDependentLaunch();
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a);

@@ -673,6 +673,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
+  if constexpr (TQ_TRIGGER_WITH_WORK)
+    allowDependentLaunch(); // decode.h: only CTAs with work trigger
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
   const int qh0 = blockIndexX() * HPC;
@@ -1125,9 +1127,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     }
   }
   barrier();
-#if TQ_LATE_DEPENDENT_LAUNCH
-  allowDependentLaunch(); // experiment knob (decode.h): after the main loop
-#endif
   float (*sRed)[D] = sQ; // every lane has read its queries by now
   // Output rows g, g + 8 of each tile carry the codes' power-of-two scale
   // when the value codes went in as fp16 subnormals.
