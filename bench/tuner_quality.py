@@ -14,12 +14,30 @@ one plan within the tolerance at the most of the bucket's lengths (ties: the
 smallest worst ratio), the best any fixed plan could do with the lengths
 known in advance, and scores it the same way: the ceiling a tuner can reach
 with this kernel.
+
+--what-if free-splits (with --hindsight) scores each plan at each point by
+the fastest measured plan that differs from it only in fewer splits: the
+ceiling if a plan's unused split CTAs cost nothing and its run-time split
+count were the best one for the length. --what-if head-split also lets a
+plan with the whole GQA group per CTA run as its half-group plan with up to
+twice the splits (a run-time head split). Neither exists in the kernel yet;
+they size what building them could buy (docs/NOTES.md, session 10).
 """
 import argparse
 import csv
 import json
 import math
 import sys
+
+
+def what_if(by_plan, plan, mode):
+    """The time `plan` could reach at one point under --what-if `mode`."""
+    bn, splits, warps, heads, stages = plan
+    options = [(bn, s, warps, heads, stages) for s in range(1, splits + 1)]
+    group = max(p[3] for p in by_plan)  # the widest heads/CTA measured: the GQA group
+    if mode == "head-split" and heads == group and heads % 2 == 0:
+        options += [(bn, s, warps, heads // 2, stages) for s in range(1, 2 * splits + 1)]
+    return min(by_plan[o] for o in options if o in by_plan)
 
 
 def main():
@@ -32,7 +50,12 @@ def main():
                     help="judge the minimax fixed plan per bucket instead")
     ap.add_argument("--preset", default="k3v4")
     ap.add_argument("--tolerance", type=float, default=0.03)
+    ap.add_argument("--what-if", choices=("free-splits", "head-split"),
+                    help="with --hindsight: plans that could also run as "
+                         "cheaper measured variants of themselves (above)")
     args = ap.parse_args()
+    if args.what_if and not args.hindsight:
+        ap.error("--what-if needs --hindsight")
 
     key = ("block_n", "splits", "warps", "heads_per_cta", "stages")
     times = {}  # (bucket, length) -> {plan: us}
@@ -42,13 +65,19 @@ def main():
             continue
         point = (int(row["bucket"]), int(row["length"]))
         times.setdefault(point, {})[tuple(int(row[k]) for k in key)] = us
+    # What a plan achieves at each point: its measured time, or under
+    # --what-if the best of its variants; "best" stays the measured best.
+    view = times
+    if args.what_if:
+        view = {p: {plan: what_if(by_plan, plan, args.what_if) for plan in by_plan}
+                for p, by_plan in times.items()}
     tuned = {}
     if args.hindsight:
         for b in sorted({p[0] for p in times}):
             points = [p for p in times if p[0] == b]
             common = set.intersection(*(set(times[p]) for p in points))
             best = {p: min(times[p].values()) for p in points}
-            ratios = lambda plan: [times[p][plan] / best[p] for p in points]
+            ratios = lambda plan: [view[p][plan] / best[p] for p in points]
             tuned[b] = min(sorted(common), key=lambda plan: (
                 -sum(r <= 1 + args.tolerance for r in ratios(plan)),
                 max(ratios(plan))))
@@ -67,7 +96,7 @@ def main():
             total += 1
             continue
         best_plan = min(by_plan, key=by_plan.get)
-        t, best = by_plan[tuned[b]], by_plan[best_plan]
+        t, best = view[(b, length)][tuned[b]], by_plan[best_plan]
         ok = t <= best * (1 + args.tolerance)
         good += ok
         total += 1
