@@ -11,7 +11,10 @@ plan's unused split CTAs cost). It needs a bundle built with the trace knob:
   python3 bench/cta_trace.py analyze trace.txt
 
 The knob's value is the byte offset of the trace in the workspace (decode.h
-CtaTrace; plans of one split have no workspace and record nothing). `run`
+CtaTrace; plans of one split have no workspace and record nothing). The
+workspace each launch gets is --offset bytes plus the records, so other
+workspace-resident experiment knobs with a smaller offset fit too (decode.h
+TQ_SM_CLAIM, e.g. TQ_SM_CLAIM=33554432). `run`
 captures --launches decodes back to back in one graph (as decode_bench.py
 times them), each with its own workspace, replays it once and prints one
 line per CTA ("TQTRACE launch x y z smid entry waited exit", globaltimer

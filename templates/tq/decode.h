@@ -276,6 +276,74 @@ template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
   return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
 }
 
+/* Experiment knob (docs/NOTES.md, "Idle split CTAs under programmatic
+ * launch"): TQ_SM_CLAIM=<byte offset into the workspace> makes the CTAs that
+ * may work claim their (head group, row, split) positions at run time, the
+ * first CTA on each SM before the others (which wait TQ_SM_CLAIM_DELAY_NS),
+ * so the positions a short sequence uses go one per SM however the launch
+ * was placed. Counters at the offset: [0] next position, [1] CTAs done,
+ * [2 + smid] CTAs seen on the SM; the last CTA done zeroes them for the
+ * next launch (which reads them only after its griddepcontrol.wait). Only
+ * for measurements: the workspace must be that large (bench/cta_trace.py).
+ * Without the knob a CTA works on its block index. */
+#ifndef TQ_SM_CLAIM
+#define TQ_SM_CLAIM 0
+#endif
+#ifndef TQ_SM_CLAIM_DELAY_NS
+#define TQ_SM_CLAIM_DELAY_NS 500
+#endif
+#if TQ_SM_CLAIM
+TQ_SHARED int tqClaimed[3];
+#define TQ_WORK_X() (::tq::decode_detail::tqClaimed[0])
+#define TQ_WORK_Y() (::tq::decode_detail::tqClaimed[1])
+#define TQ_WORK_Z() (::tq::decode_detail::tqClaimed[2])
+template <class Spec> struct SmClaim {
+  uint32_t *c;
+  int claimers;
+  explicit SmClaim(const tq_decode_args &a)
+      : c(reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(a.workspace) +
+                                       TQ_SM_CLAIM)) {
+    // The claiming CTAs are those ctaMayWork admits: head groups x rows x
+    // splits below the batch's cap.
+    const int X = blockCountX(), Y = minInt(a.batch, blockCountY());
+    claimers = X * Y * minInt(splitCap<Spec>(a.batch), blockCountZ());
+    if (a.workspace == nullptr) { // one split: no workspace, no claim
+      c = nullptr;
+      if (threadIndex() == 0) {
+        tqClaimed[0] = blockIndexX();
+        tqClaimed[1] = blockIndexY();
+        tqClaimed[2] = blockIndexZ();
+      }
+    } else if (threadIndex() == 0) {
+      if (atomicAddGlobal(c + 2 + smId(), 1u) > 0u)
+        sleepNs(TQ_SM_CLAIM_DELAY_NS);
+      const int pos = int(atomicAddGlobal(c, 1u));
+      tqClaimed[0] = pos % X;
+      tqClaimed[1] = (pos / X) % Y;
+      tqClaimed[2] = pos / (X * Y);
+    }
+    barrier();
+  }
+  ~SmClaim() {
+    if (threadIndex() != 0 || c == nullptr)
+      return;
+    if (atomicAddGlobal(c + 1, 1u) == uint32_t(claimers) - 1u) {
+      const unsigned n = smIdCount();
+      for (unsigned i = 0; i < n + 2; ++i)
+        c[i] = 0u;
+      fenceDevice();
+    }
+  }
+};
+#else
+// Macros rather than inline functions: with the knob off the generated code
+// must stay exactly what it was (an extra inline level changed the scalar
+// path's branch layout).
+#define TQ_WORK_X() blockIndexX()
+#define TQ_WORK_Y() blockIndexY()
+#define TQ_WORK_Z() blockIndexZ()
+#endif
+
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
  * kBlockN tiles, split in equal shares. */
 template <class Spec>
@@ -299,10 +367,10 @@ struct SplitWork {
 };
 template <class Spec>
 TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
-  w.b = blockIndexY();
+  w.b = TQ_WORK_Y();
   if (w.b >= a.batch)
     return false;
-  w.split = blockIndexZ();
+  w.split = TQ_WORK_Z();
   const int L = a.seq_lens[w.b];
   w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
@@ -454,7 +522,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   TQ_SHARED float sInvW[HPC];
   // The row and heads from the block indices again, not carried through the
   // main loop in registers (ptxas keeps what is live across it).
-  const int b = blockIndexY(), qh0 = blockIndexX() * HPC;
+  const int b = TQ_WORK_Y(), qh0 = TQ_WORK_X() * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
   for (int h = warp; h < HPC; h += NW) {
@@ -564,8 +632,8 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // split count from seq_lens, an L2 hit by now) rather than values the
   // caller would keep in registers across its main loop: the decode runs at
   // ptxas's 128-register budget, and the epilogue must not push it over.
-  const int b = blockIndexY(), split = blockIndexZ();
-  const int qh0 = blockIndexX() * HPC;
+  const int b = TQ_WORK_Y(), split = TQ_WORK_Z();
+  const int qh0 = TQ_WORK_X() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
@@ -645,7 +713,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     return;
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = blockIndexX() * HPC; // first query head of this CTA
+  const int qh0 = TQ_WORK_X() * HPC; // first query head of this CTA
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();
 
@@ -892,6 +960,9 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   waitForPrimaryGrid();
 #if TQ_DEBUG_CTA_TRACE
   trace.waited = globalTimer();
+#endif
+#if TQ_SM_CLAIM
+  decode_detail::SmClaim<Spec> claim(a); // after the wait: see SmClaim
 #endif
   if constexpr (!TQ_TRIGGER_WITH_WORK || !tc::TcPlan<Spec>::kEnabled)
     allowDependentLaunch();

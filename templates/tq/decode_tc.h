@@ -669,7 +669,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // toolchain tier), and those plans are not the fast path anyway.
   QueryBits<Spec> qbits;
   if constexpr (Pl::kRing)
-    loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
+    loadQueryBits<Spec, T>(a, TQ_WORK_Y(), TQ_WORK_X() * HPC, qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
@@ -677,7 +677,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     allowDependentLaunch(); // decode.h: only CTAs with work trigger
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = blockIndexX() * HPC;
+  const int qh0 = TQ_WORK_X() * HPC;
   const int kvh = qh0 / P::G;
   const int warp = warpIndex(), lane = laneIndex();
   const int g = lane >> 2, t = lane & 3;

@@ -364,6 +364,19 @@ TQ_INLINE unsigned smId() {
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
   return s;
 }
+/* Experiments (TQ_SM_CLAIM): how many SM ids there are, the grid's size,
+ * and a pause. */
+TQ_INLINE unsigned smIdCount() {
+  unsigned n;
+  asm volatile("mov.u32 %0, %%nsmid;" : "=r"(n));
+  return n;
+}
+TQ_INLINE int blockCountX() { return int(gridDim.x); }
+TQ_INLINE int blockCountY() { return int(gridDim.y); }
+TQ_INLINE int blockCountZ() { return int(gridDim.z); }
+TQ_INLINE void sleepNs(unsigned ns) {
+  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
+}
 
 TQ_INLINE void waitForPrimaryGrid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
