@@ -301,14 +301,15 @@ template <class Spec> struct SmClaim {
   uint32_t *c;
   int claimers;
   explicit SmClaim(const tq_decode_args &a)
-      : c(reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(a.workspace) +
-                                       TQ_SM_CLAIM)) {
+      : c(a.workspace == nullptr
+              ? nullptr
+              : reinterpret_cast<uint32_t *>(
+                    reinterpret_cast<char *>(a.workspace) + TQ_SM_CLAIM)) {
     // The claiming CTAs are those ctaMayWork admits: head groups x rows x
     // splits below the batch's cap.
     const int X = blockCountX(), Y = minInt(a.batch, blockCountY());
     claimers = X * Y * minInt(splitCap<Spec>(a.batch), blockCountZ());
-    if (a.workspace == nullptr) { // one split: no workspace, no claim
-      c = nullptr;
+    if (c == nullptr) { // one split: no workspace, no claim
       if (threadIndex() == 0) {
         tqClaimed[0] = blockIndexX();
         tqClaimed[1] = blockIndexY();

@@ -342,16 +342,6 @@ TQ_INLINE float loadGlobalCoherentFloat(const float *p) {
 }
 TQ_INLINE void trap() { asm volatile("trap;"); }
 
-/* ---------------------------------------------------------------------------
- * Programmatic dependent launch (sm_90+). A kernel launched with
- * programmatic stream serialization may start before its predecessor in the
- * stream has finished: it must call waitForPrimaryGrid() before reading
- * anything the predecessor writes (the wait returns once that grid has
- * completed and its memory is visible), and allowDependentLaunch() lets the
- * next kernel's CTAs be scheduled once every CTA of this grid has called it
- * or exited. Without such a launch (or below sm_90) both are no-ops, so a
- * kernel that calls them is correct under either launch.
- * ------------------------------------------------------------------------ */
 /* Diagnostics (TQ_DEBUG_CTA_TRACE): the global nanosecond timer and the
  * multiprocessor a CTA runs on. */
 TQ_INLINE unsigned long long globalTimer() {
@@ -378,6 +368,16 @@ TQ_INLINE void sleepNs(unsigned ns) {
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 }
 
+/* ---------------------------------------------------------------------------
+ * Programmatic dependent launch (sm_90+). A kernel launched with
+ * programmatic stream serialization may start before its predecessor in the
+ * stream has finished: it must call waitForPrimaryGrid() before reading
+ * anything the predecessor writes (the wait returns once that grid has
+ * completed and its memory is visible), and allowDependentLaunch() lets the
+ * next kernel's CTAs be scheduled once every CTA of this grid has called it
+ * or exited. Without such a launch (or below sm_90) both are no-ops, so a
+ * kernel that calls them is correct under either launch.
+ * ------------------------------------------------------------------------ */
 TQ_INLINE void waitForPrimaryGrid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
