@@ -9,6 +9,12 @@ A="--warps-candidates 4,8 --heads-candidates 4 --stages-candidates 3 --block-n-c
 GRID="TUNE_PRESETS=k3v4 TUNE_GRID_ONLY=1 TUNE_MODES=b2b"
 env $GRID TUNE_ARGS="$A" TUNE_TAG=-base $G tuner
 env $GRID TUNE_ARGS="$A" TUNE_TAG=-work TQC_DEVICE_DEFINES="TQ_TRIGGER_WITH_WORK=1" $G tuner
+# Deepening only from 2048 tokens per split: session 10's base grid has B=1
+# at 32K best with 16 splits of 8 warps (20.1 us) where the policy takes 32
+# (22.9), and B=8 at 8K best with 2 (29.2) where it takes 4 (30.1).
+env $GRID TUNE_ARGS="$A" TUNE_TAG=-deep2k TQC_DEVICE_DEFINES="TQ_SPLIT_DEEP_MIN_TOKENS=2048" $G tuner
+env $GRID TUNE_ARGS="$A" TUNE_TAG=-work-deep2k \
+  TQC_DEVICE_DEFINES="TQ_TRIGGER_WITH_WORK=1 TQ_SPLIT_DEEP_MIN_TOKENS=2048" $G tuner
 # TQ_SM_CLAIM needs a workspace larger than the tuner's: traces only.
 tqc=/tmp/tqc-gpu/tqc; T=/tmp/ge/trace; mkdir -p $T
 [ -f build-gpu/runtime/libtqrt.so ] || (cmake -S . -B build-gpu -DTQC_BUILD_COMPILER=OFF \
