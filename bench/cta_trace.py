@@ -91,8 +91,8 @@ def analyze(args):
             v = [int(x) for x in p[1:]]
             launches[v[0]].append(tuple(v[1:]))
     if not launches:
-        print("no TQTRACE lines (a bundle built without TQ_DEBUG_CTA_TRACE, "
-              "or a plan without a workspace)")
+        print(f"{args.trace}: no TQTRACE lines (a bundle built without "
+              "TQ_DEBUG_CTA_TRACE, or a plan without a workspace)", file=sys.stderr)
         return 1
     prev_end = None
     periods = []

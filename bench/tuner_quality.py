@@ -30,11 +30,11 @@ import math
 import sys
 
 
-def what_if(by_plan, plan, mode):
-    """The time `plan` could reach at one point under --what-if `mode`."""
+def what_if(by_plan, plan, mode, group):
+    """The time `plan` could reach at one point under --what-if `mode`
+    (group: the GQA group, the widest heads/CTA measured there)."""
     bn, splits, warps, heads, stages = plan
     options = [(bn, s, warps, heads, stages) for s in range(1, splits + 1)]
-    group = max(p[3] for p in by_plan)  # the widest heads/CTA measured: the GQA group
     if mode == "head-split" and heads == group and heads % 2 == 0:
         options += [(bn, s, warps, heads // 2, stages) for s in range(1, 2 * splits + 1)]
     return min(by_plan[o] for o in options if o in by_plan)
@@ -69,8 +69,10 @@ def main():
     # --what-if the best of its variants; "best" stays the measured best.
     view = times
     if args.what_if:
-        view = {p: {plan: what_if(by_plan, plan, args.what_if) for plan in by_plan}
-                for p, by_plan in times.items()}
+        view = {}
+        for p, by_plan in times.items():
+            group = max(plan[3] for plan in by_plan)
+            view[p] = {plan: what_if(by_plan, plan, args.what_if, group) for plan in by_plan}
     tuned = {}
     if args.hindsight:
         for b in sorted({p[0] for p in times}):

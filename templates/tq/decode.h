@@ -292,42 +292,50 @@ template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
 #ifndef TQ_SM_CLAIM_DELAY_NS
 #define TQ_SM_CLAIM_DELAY_NS 500
 #endif
+/* The state of a diagnostic or experiment knob: the workspace `offset`
+ * bytes in, or nullptr for a plan without a workspace (one split). Only
+ * those knobs use it; the workspace must be large enough for them. */
+template <class U>
+TQ_INLINE U *workspaceAt(const tq_decode_args &a, long long offset) {
+  return a.workspace == nullptr
+             ? nullptr
+             : reinterpret_cast<U *>(reinterpret_cast<char *>(a.workspace) +
+                                     offset);
+}
+
 #if TQ_SM_CLAIM
 TQ_SHARED int tqClaimed[3];
 #define TQ_WORK_X() (::tq::decode_detail::tqClaimed[0])
 #define TQ_WORK_Y() (::tq::decode_detail::tqClaimed[1])
 #define TQ_WORK_Z() (::tq::decode_detail::tqClaimed[2])
 template <class Spec> struct SmClaim {
-  uint32_t *c;
-  int claimers;
-  explicit SmClaim(const tq_decode_args &a)
-      : c(a.workspace == nullptr
-              ? nullptr
-              : reinterpret_cast<uint32_t *>(
-                    reinterpret_cast<char *>(a.workspace) + TQ_SM_CLAIM)) {
-    // The claiming CTAs are those ctaMayWork admits: head groups x rows x
-    // splits below the batch's cap.
-    const int X = blockCountX(), Y = minInt(a.batch, blockCountY());
-    claimers = X * Y * minInt(splitCap<Spec>(a.batch), blockCountZ());
-    if (c == nullptr) { // one split: no workspace, no claim
-      if (threadIndex() == 0) {
+  const tq_decode_args &a;
+  uint32_t *const c = workspaceAt<uint32_t>(a, TQ_SM_CLAIM);
+  explicit SmClaim(const tq_decode_args &args) : a(args) {
+    if (threadIndex() == 0) {
+      if (c == nullptr) { // no workspace, no claim: the block index
         tqClaimed[0] = blockIndexX();
         tqClaimed[1] = blockIndexY();
         tqClaimed[2] = blockIndexZ();
+      } else {
+        if (atomicAddGlobal(c + 2 + smId(), 1u) > 0u)
+          sleepNs(TQ_SM_CLAIM_DELAY_NS);
+        const int pos = int(atomicAddGlobal(c, 1u));
+        const int X = blockCountX(), Y = minInt(a.batch, blockCountY());
+        tqClaimed[0] = pos % X;
+        tqClaimed[1] = (pos / X) % Y;
+        tqClaimed[2] = pos / (X * Y);
       }
-    } else if (threadIndex() == 0) {
-      if (atomicAddGlobal(c + 2 + smId(), 1u) > 0u)
-        sleepNs(TQ_SM_CLAIM_DELAY_NS);
-      const int pos = int(atomicAddGlobal(c, 1u));
-      tqClaimed[0] = pos % X;
-      tqClaimed[1] = (pos / X) % Y;
-      tqClaimed[2] = pos / (X * Y);
     }
     barrier();
   }
   ~SmClaim() {
     if (threadIndex() != 0 || c == nullptr)
       return;
+    // The claiming CTAs are those ctaMayWork admits: head groups x rows x
+    // splits below the batch's cap.
+    const int claimers = blockCountX() * minInt(a.batch, blockCountY()) *
+                         minInt(splitCap<Spec>(a.batch), blockCountZ());
     if (atomicAddGlobal(c + 1, 1u) == uint32_t(claimers) - 1u) {
       const unsigned n = smIdCount();
       for (unsigned i = 0; i < n + 2; ++i)
@@ -359,9 +367,10 @@ TQ_INLINE void splitRange(int L, int split, int S, int &tokBegin,
 }
 
 /* What one decode CTA works on (fixed grid: the range comes from seq_lens,
- * read on the device): its sequence row, its split, how many splits the row
- * uses and the split's tokens [tokBegin, tokEnd). False when the CTA has
- * nothing to do: a row beyond `batch`, or a split the row does not use.
+ * read on the device): its sequence row and split (from its block index,
+ * TQ_WORK_*), how many splits the row uses and the split's tokens
+ * [tokBegin, tokEnd). False when the CTA has nothing to do: a row beyond
+ * `batch`, or a split the row does not use.
  * Uniform over the CTA, so callers return before any barrier. */
 struct SplitWork {
   int b, split, nSplits, tokBegin, tokEnd;
@@ -521,8 +530,8 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   constexpr int S = Spec::kSplits, kPerLane = (S + kWarpSize - 1) / kWarpSize;
   TQ_SHARED float sW[HPC][S];
   TQ_SHARED float sInvW[HPC];
-  // The row and heads from the block indices again, not carried through the
-  // main loop in registers (ptxas keeps what is live across it).
+  // The row and heads from the block indices (TQ_WORK_*) again, not carried
+  // through the main loop in registers (ptxas keeps what is live across it).
   const int b = TQ_WORK_Y(), qh0 = TQ_WORK_X() * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
@@ -629,10 +638,11 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = P::D, E = P::E, HPC = P::HPC, NW = P::NW;
   constexpr int kSplits = P::kSplits;
-  // The CTA's row, heads and split again from the block indices (and the
-  // split count from seq_lens, an L2 hit by now) rather than values the
-  // caller would keep in registers across its main loop: the decode runs at
-  // ptxas's 128-register budget, and the epilogue must not push it over.
+  // The CTA's row, heads and split again from the block indices (TQ_WORK_*;
+  // and the split count from seq_lens, an L2 hit by now) rather than values
+  // the caller would keep in registers across its main loop: the decode
+  // runs at ptxas's 128-register budget, and the epilogue must not push it
+  // over.
   const int b = TQ_WORK_Y(), split = TQ_WORK_Z();
   const int qh0 = TQ_WORK_X() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
@@ -918,10 +928,10 @@ struct CtaTrace {
   unsigned long long entry = globalTimer(), waited = 0;
   explicit CtaTrace(const tq_decode_args &args) : a(args) {}
   ~CtaTrace() {
-    if (threadIndex() != 0 || a.workspace == nullptr)
+    auto *base = decode_detail::workspaceAt<unsigned long long>(
+        a, TQ_DEBUG_CTA_TRACE);
+    if (threadIndex() != 0 || base == nullptr)
       return;
-    auto *base = reinterpret_cast<unsigned long long *>(
-        reinterpret_cast<char *>(a.workspace) + TQ_DEBUG_CTA_TRACE);
     const unsigned long long slot = atomicAdd(base, 1ull);
     unsigned long long *r = base + 8 * (slot + 1);
     r[0] = (unsigned long long)blockIndexX() |
