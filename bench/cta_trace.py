@@ -12,9 +12,7 @@ plan's unused split CTAs cost). It needs a bundle built with the trace knob:
 
 The knob's value is the byte offset of the trace in the workspace (decode.h
 CtaTrace; plans of one split have no workspace and record nothing). The
-workspace each launch gets is --offset bytes plus the records, so other
-workspace-resident experiment knobs with a smaller offset fit too (decode.h
-TQ_SM_CLAIM, e.g. TQ_SM_CLAIM=33554432). `run`
+workspace each launch gets is --offset bytes plus the records. `run`
 captures --launches decodes back to back in one graph (as decode_bench.py
 times them), each with its own workspace, replays it once and prints one
 line per CTA ("TQTRACE launch x y z smid entry waited exit", globaltimer

@@ -81,12 +81,6 @@ int main(int argc, char **argv) {
   const size_t tickets = size_t(maxBatch) * TQ_TICKETS_PER_ROW(hq);
   std::vector<float> ws(TQ_WORKSPACE_FLOATS(maxBatch, hq, Spec::kSplits, d) + 16, NAN);
   std::fill(ws.begin(), ws.begin() + tickets, 0.f);
-#if TQ_SM_CLAIM
-  // The claim counters (decode.h SmClaim) at TQ_SM_CLAIM bytes, zeroed.
-  const size_t claimAt = TQ_SM_CLAIM / sizeof(float), claimWords = 2 + emu::kSms;
-  if (ws.size() < claimAt + claimWords) ws.resize(claimAt + claimWords, NAN);
-  std::fill(ws.begin() + claimAt, ws.begin() + claimAt + claimWords, 0.f);
-#endif
   tq_decode_args a{}; a.query = query.data(); a.cache = cacheAligned; a.block_tables = table.data(); a.seq_lens = lens.data();
   a.out = out.data(); a.workspace = ws.data(); a.query_stride_batch = rowStride; a.query_stride_head = d; a.out_stride_batch = rowStride; a.out_stride_head = d;
   a.block_table_stride = maxBlocksPerSeq; a.batch = launched; a.max_batch = maxBatch; a.scale = float(scale);
@@ -97,12 +91,8 @@ int main(int argc, char **argv) {
   for (int z = 0; z < Spec::kSplits; ++z) for (int y = 0; y < maxBatch; ++y) for (int x = 0; x < hq / Spec::kHeadsPerCta; ++x) ctas.push_back({x, y, z});
   for (int launch = 0; launch < 2; ++launch) {
     std::shuffle(ctas.begin(), ctas.end(), rng);
-    emu::gGrid[0] = hq / Spec::kHeadsPerCta; emu::gGrid[1] = maxBatch; emu::gGrid[2] = Spec::kSplits;
-    for (const Cta &c : ctas) { emu::runCta(c.x, c.y, c.z, Spec::kWarps * 32, [&] { tq::decode<Spec, tq::bf16_t>(a); }); emu::gCtasRun++; }
+    for (const Cta &c : ctas) { emu::runCta(c.x, c.y, c.z, Spec::kWarps * 32, [&] { tq::decode<Spec, tq::bf16_t>(a); }); }
     for (size_t i = 0; i < tickets && Spec::kSplits > 1; ++i) if (ws[i] != 0.f) { printf("ticket %zu not zero after launch %d\n", i, launch); return 1; }
-#if TQ_SM_CLAIM
-    for (size_t i = 0; i < claimWords; ++i) if (ws[claimAt + i] != 0.f) { printf("claim counter %zu not zero after launch %d\n", i, launch); return 1; }
-#endif
   }
   double worst = 0; int bad = 0;
   for (int b = 0; b < batch; ++b) for (int h = 0; h < hq; ++h) {

@@ -276,25 +276,9 @@ template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
   return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
 }
 
-/* Experiment knob (docs/NOTES.md, "Idle split CTAs under programmatic
- * launch"): TQ_SM_CLAIM=<byte offset into the workspace> makes the CTAs that
- * may work claim their (head group, row, split) positions at run time, the
- * first CTA on each SM before the others (which wait TQ_SM_CLAIM_DELAY_NS),
- * so the positions a short sequence uses go one per SM however the launch
- * was placed. Counters at the offset: [0] next position, [1] CTAs done,
- * [2 + smid] CTAs seen on the SM; the last CTA done zeroes them for the
- * next launch (which reads them only after its griddepcontrol.wait). Only
- * for measurements: the workspace must be that large (bench/cta_trace.py).
- * Without the knob a CTA works on its block index. */
-#ifndef TQ_SM_CLAIM
-#define TQ_SM_CLAIM 0
-#endif
-#ifndef TQ_SM_CLAIM_DELAY_NS
-#define TQ_SM_CLAIM_DELAY_NS 500
-#endif
-/* The state of a diagnostic or experiment knob: the workspace `offset`
- * bytes in, or nullptr for a plan without a workspace (one split). Only
- * those knobs use it; the workspace must be large enough for them. */
+/* The state of a diagnostic knob (TQ_DEBUG_CTA_TRACE): the workspace
+ * `offset` bytes in, or nullptr for a plan without a workspace (one split).
+ * The workspace must be large enough for it (bench/cta_trace.py). */
 template <class U>
 TQ_INLINE U *workspaceAt(const tq_decode_args &a, long long offset) {
   return a.workspace == nullptr
@@ -303,55 +287,6 @@ TQ_INLINE U *workspaceAt(const tq_decode_args &a, long long offset) {
                                      offset);
 }
 
-#if TQ_SM_CLAIM
-TQ_SHARED int tqClaimed[3];
-#define TQ_WORK_X() (::tq::decode_detail::tqClaimed[0])
-#define TQ_WORK_Y() (::tq::decode_detail::tqClaimed[1])
-#define TQ_WORK_Z() (::tq::decode_detail::tqClaimed[2])
-template <class Spec> struct SmClaim {
-  const tq_decode_args &a;
-  uint32_t *const c = workspaceAt<uint32_t>(a, TQ_SM_CLAIM);
-  explicit SmClaim(const tq_decode_args &args) : a(args) {
-    if (threadIndex() == 0) {
-      if (c == nullptr) { // no workspace, no claim: the block index
-        tqClaimed[0] = blockIndexX();
-        tqClaimed[1] = blockIndexY();
-        tqClaimed[2] = blockIndexZ();
-      } else {
-        if (atomicAddGlobal(c + 2 + smId(), 1u) > 0u)
-          sleepNs(TQ_SM_CLAIM_DELAY_NS);
-        const int pos = int(atomicAddGlobal(c, 1u));
-        const int X = blockCountX(), Y = minInt(a.batch, blockCountY());
-        tqClaimed[0] = pos % X;
-        tqClaimed[1] = (pos / X) % Y;
-        tqClaimed[2] = pos / (X * Y);
-      }
-    }
-    barrier();
-  }
-  ~SmClaim() {
-    if (threadIndex() != 0 || c == nullptr)
-      return;
-    // The claiming CTAs are those ctaMayWork admits: head groups x rows x
-    // splits below the batch's cap.
-    const int claimers = blockCountX() * minInt(a.batch, blockCountY()) *
-                         minInt(splitCap<Spec>(a.batch), blockCountZ());
-    if (atomicAddGlobal(c + 1, 1u) == uint32_t(claimers) - 1u) {
-      const unsigned n = smIdCount();
-      for (unsigned i = 0; i < n + 2; ++i)
-        c[i] = 0u;
-      fenceDevice();
-    }
-  }
-};
-#else
-// Macros rather than inline functions: with the knob off the generated code
-// must stay exactly what it was (an extra inline level changed the scalar
-// path's branch layout).
-#define TQ_WORK_X() blockIndexX()
-#define TQ_WORK_Y() blockIndexY()
-#define TQ_WORK_Z() blockIndexZ()
-#endif
 
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
  * kBlockN tiles, split in equal shares. */
@@ -367,8 +302,8 @@ TQ_INLINE void splitRange(int L, int split, int S, int &tokBegin,
 }
 
 /* What one decode CTA works on (fixed grid: the range comes from seq_lens,
- * read on the device): its sequence row and split (from its block index,
- * TQ_WORK_*), how many splits the row uses and the split's tokens
+ * read on the device): its sequence row and split (from its block index),
+ * how many splits the row uses and the split's tokens
  * [tokBegin, tokEnd). False when the CTA has nothing to do: a row beyond
  * `batch`, or a split the row does not use.
  * Uniform over the CTA, so callers return before any barrier. */
@@ -377,10 +312,10 @@ struct SplitWork {
 };
 template <class Spec>
 TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
-  w.b = TQ_WORK_Y();
+  w.b = blockIndexY();
   if (w.b >= a.batch)
     return false;
-  w.split = TQ_WORK_Z();
+  w.split = blockIndexZ();
   const int L = a.seq_lens[w.b];
   w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
@@ -530,9 +465,9 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   constexpr int S = Spec::kSplits, kPerLane = (S + kWarpSize - 1) / kWarpSize;
   TQ_SHARED float sW[HPC][S];
   TQ_SHARED float sInvW[HPC];
-  // The row and heads from the block indices (TQ_WORK_*) again, not carried
+  // The row and heads from the block indices again, not carried
   // through the main loop in registers (ptxas keeps what is live across it).
-  const int b = TQ_WORK_Y(), qh0 = TQ_WORK_X() * HPC;
+  const int b = blockIndexY(), qh0 = blockIndexX() * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
   for (int h = warp; h < HPC; h += NW) {
@@ -638,13 +573,13 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = P::D, E = P::E, HPC = P::HPC, NW = P::NW;
   constexpr int kSplits = P::kSplits;
-  // The CTA's row, heads and split again from the block indices (TQ_WORK_*;
-  // and the split count from seq_lens, an L2 hit by now) rather than values
+  // The CTA's row, heads and split again from the block indices (and the
+  // split count from seq_lens, an L2 hit by now) rather than values
   // the caller would keep in registers across its main loop: the decode
   // runs at ptxas's 128-register budget, and the epilogue must not push it
   // over.
-  const int b = TQ_WORK_Y(), split = TQ_WORK_Z();
-  const int qh0 = TQ_WORK_X() * HPC;
+  const int b = blockIndexY(), split = blockIndexZ();
+  const int qh0 = blockIndexX() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
@@ -724,7 +659,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     return;
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = TQ_WORK_X() * HPC; // first query head of this CTA
+  const int qh0 = blockIndexX() * HPC; // first query head of this CTA
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();
 
@@ -900,14 +835,17 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
 } // namespace decode_detail
 } // namespace tq
 
-/* Experiment knob (docs/NOTES.md, "Idle split CTAs under programmatic
- * launch"): tensor-core plans let the next kernel launch only from CTAs that
- * have work, after splitWork, instead of from every CTA right after the
- * wait. CTAs without work let it by returning, so the next launch's CTAs are
- * placed after this launch's idle CTAs have left their SM slots; placed into
- * those slots, they double up on SMs (bench/cta_trace.py). */
+/* Tensor-core plans let the next kernel launch only from CTAs that have
+ * work, after splitWork, rather than from every CTA right after the wait;
+ * CTAs without work let it by returning. So the next launch's CTAs are
+ * placed after this launch's idle CTAs have left their SM slots: placed
+ * into those slots, they doubled up with working CTAs on SMs, launch after
+ * launch (bench/cta_trace.py; docs/NOTES.md, "Idle split CTAs under
+ * programmatic launch"): B=8, L=1K, a 4-split plan using 2 splits 15.6 ->
+ * 12.1 us per decode, long contexts unchanged. TQ_TRIGGER_WITH_WORK=0 (a
+ * developer knob, for A/B runs) triggers from every CTA after the wait. */
 #ifndef TQ_TRIGGER_WITH_WORK
-#define TQ_TRIGGER_WITH_WORK 0
+#define TQ_TRIGGER_WITH_WORK 1
 #endif
 #include "tq/decode_tc.h"
 
@@ -971,9 +909,6 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   waitForPrimaryGrid();
 #if TQ_DEBUG_CTA_TRACE
   trace.waited = globalTimer();
-#endif
-#if TQ_SM_CLAIM
-  decode_detail::SmClaim<Spec> claim(a); // after the wait: see SmClaim
 #endif
   if constexpr (!TQ_TRIGGER_WITH_WORK || !tc::TcPlan<Spec>::kEnabled)
     allowDependentLaunch();

@@ -662,7 +662,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
                 "TQ_TC_REQUIRE_RING: this plan does not take the ring");
 
   // Ring plans load the queries first (decode.h, QueryBits): the CTA's row
-  // and heads come from the block indices (TQ_WORK_*), and decode() has
+  // and heads come from the block indices, and decode() has
   // already returned for a row beyond the batch. The others load them where
   // they are used: held across the split work and the page table they
   // pushed two plans into spills (k3v3 at head_dim 256 and bf16 at 64,
@@ -670,7 +670,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // anyway.
   QueryBits<Spec> qbits;
   if constexpr (Pl::kRing)
-    loadQueryBits<Spec, T>(a, TQ_WORK_Y(), TQ_WORK_X() * HPC, qbits);
+    loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
@@ -678,7 +678,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     allowDependentLaunch(); // decode.h: only CTAs with work trigger
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = TQ_WORK_X() * HPC;
+  const int qh0 = blockIndexX() * HPC;
   const int kvh = qh0 / P::G;
   const int warp = warpIndex(), lane = laneIndex();
   const int g = lane >> 2, t = lane & 3;

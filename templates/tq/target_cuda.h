@@ -354,20 +354,6 @@ TQ_INLINE unsigned smId() {
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
   return s;
 }
-/* Experiments (TQ_SM_CLAIM): how many SM ids there are, the grid's size,
- * and a pause. */
-TQ_INLINE unsigned smIdCount() {
-  unsigned n;
-  asm volatile("mov.u32 %0, %%nsmid;" : "=r"(n));
-  return n;
-}
-TQ_INLINE int blockCountX() { return int(gridDim.x); }
-TQ_INLINE int blockCountY() { return int(gridDim.y); }
-TQ_INLINE int blockCountZ() { return int(gridDim.z); }
-TQ_INLINE void sleepNs(unsigned ns) {
-  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
-}
-
 /* ---------------------------------------------------------------------------
  * Programmatic dependent launch (sm_90+). A kernel launched with
  * programmatic stream serialization may start before its predecessor in the

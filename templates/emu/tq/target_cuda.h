@@ -83,11 +83,6 @@ inline MBar &mbar(const void *p) {
   return it->second;
 }
 inline void mbarSettle(MBar &b) { if (b.pending == 0 && b.tx == 0) { b.phase ^= 1u; b.pending = b.expected; } }
-// The launch's grid (the harness sets it) and the CTAs run so far, whose
-// count gives the next CTA its SM (round-robin over kSms).
-inline int gGrid[3] = {1, 1, 1};
-inline unsigned gCtasRun = 0;
-constexpr unsigned kSms = 5;
 } // namespace emu
 
 namespace tq {
@@ -102,15 +97,6 @@ inline int warpIndex() { return emu::tid() >> 5; }
 inline int blockIndexX() { return emu::S().bx; }
 inline int blockIndexY() { return emu::S().by; }
 inline int blockIndexZ() { return emu::S().bz; }
-// The grid and the SM a CTA runs on, for TQ_SM_CLAIM: the harness sets the
-// grid (emu::gGrid) and gives CTAs SMs round-robin over emu::kSms in run
-// order, so some CTAs are the second on their SM.
-inline int blockCountX() { return emu::gGrid[0]; }
-inline int blockCountY() { return emu::gGrid[1]; }
-inline int blockCountZ() { return emu::gGrid[2]; }
-inline unsigned smId() { return emu::gCtasRun % emu::kSms; }
-inline unsigned smIdCount() { return emu::kSms; }
-inline void sleepNs(unsigned) {}
 inline void barrier() { emu::ctaBarrier(); }
 inline void syncWarp() { emu::warpRendezvous(); }
 // The emulator runs decode and combine one after the other.
