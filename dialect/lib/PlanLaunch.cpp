@@ -52,14 +52,15 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
       return signalPassFailure();
     }
     int64_t group = hq / hkv;
-    // The store template compresses a token-head per head_dim/16 lanes
-    // (512/head_dim per warp), or per warp for QJL keys (templates/tq/
-    // store.h): enough warps for one round over the KV heads, 4 at most for
-    // QJL.
+    // The store template compresses a token-head per 4 lanes up to
+    // head_dim 128 (8 per warp), per head_dim/16 lanes above (512/head_dim
+    // per warp), or per warp for QJL keys (templates/tq/store.h
+    // kStoreGroup): enough warps for one round over the KV heads, 4 at most
+    // for QJL.
     bool qjl = false;
     module.walk([&](QjlOp) { qjl = true; });
     int64_t headDim = specInt(module, "head_dim");
-    int64_t perWarp = headDim >= 16 ? std::max<int64_t>(1, 512 / headDim) : 1;
+    int64_t perWarp = headDim <= 128 ? 8 : std::max<int64_t>(1, 512 / headDim);
     storeWarps = qjl ? std::min<int64_t>(hkv, 4) : (hkv + perWarp - 1) / perWarp;
     if (failed(checkOptions()))
       return signalPassFailure();

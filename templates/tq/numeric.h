@@ -161,10 +161,12 @@ template <class Spec, bool IsKey> struct TensorInfo {
  * ------------------------------------------------------------------------ */
 template <class T> struct DType;
 template <> struct DType<bf16_t> {
+  static constexpr bool kIsBf16 = true;
   TQ_INLINE static float toFloat(uint32_t b) { return bf16BitsToFloat(b); }
   TQ_INLINE static uint32_t fromFloat(float f) { return floatToBf16Bits(f); }
 };
 template <> struct DType<f16_t> {
+  static constexpr bool kIsBf16 = false;
   TQ_INLINE static float toFloat(uint32_t b) { return f16BitsToFloat(b); }
   TQ_INLINE static uint32_t fromFloat(float f) { return floatToF16Bits(f); }
 };
@@ -224,6 +226,40 @@ TQ_INLINE void loadRows(const void *p, float (&x)[N]) {
         x[8 * c + i] = part[i];
     }
   }
+}
+
+/* N consecutive 16-bit elements (a multiple of 8), raw, two to a word:
+ * 16-byte loads where aligned (loadRowBits). */
+template <int N>
+TQ_INLINE void loadRowWords(const void *p, uint32_t (&w)[N / 2]) {
+  static_assert(N % 8 == 0, "a multiple of 8 elements");
+  const uint8_t *b = static_cast<const uint8_t *>(p);
+  // One alignment test for the row (its chunks are 16 bytes apart), and a
+  // branch: per-chunk tests made the compiler predicate every chunk's
+  // element-wise fallback into the common path (~12 issue slots a chunk).
+  if (isAligned(b, 16)) {
+    TQ_UNROLL
+    for (int c = 0; c < N / 8; ++c) {
+      const u32x4 v = *reinterpret_cast<const u32x4 *>(b + 16 * c);
+      w[4 * c] = v.x, w[4 * c + 1] = v.y, w[4 * c + 2] = v.z, w[4 * c + 3] = v.w;
+    }
+  } else {
+    TQ_UNROLL
+    for (int c = 0; c < N / 8; ++c) {
+      uint32_t part[4];
+      loadRowBits<8>(b + 16 * c, part);
+      TQ_UNROLL
+      for (int i = 0; i < 4; ++i)
+        w[4 * c + i] = part[i];
+    }
+  }
+}
+/* The floats of loadRowWords's words. */
+template <class T, int N>
+TQ_INLINE void floatsOfWords(const uint32_t (&w)[N / 2], float (&x)[N]) {
+  TQ_UNROLL
+  for (int i = 0; i < N; ++i)
+    x[i] = DType<T>::toFloat((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
 }
 
 template <class T, int N>

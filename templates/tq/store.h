@@ -47,6 +47,7 @@
 #include "tq/abi.h"
 #include "tq/numeric.h"
 #include "tq/rotate.h"
+#include "tq/rotate_mma.h"
 
 namespace tq {
 namespace store_detail {
@@ -158,26 +159,30 @@ TQ_INLINE void writeCodes(uint8_t *row, const uint32_t (&c)[D / G],
   }
 }
 
-/* floor(d / s + 1/2) of floats d >= 0, s > 0, exactly (as the float64 host
- * codec computes it), from the reciprocal r ~ 1/s: the guess is off by at
- * most one next to a half step, and the sign of an fma (one rounding of the
- * exact (q -/+ 1/2)·s - d, so the sign is exact) settles it; r may be off
- * by a few ulps. An IEEE division per coordinate cost ~10 instructions and
- * a slow-path branch, and rounded twice (quotient, then + 1/2), which the
- * host does not. */
-TQ_INLINE float roundHalfUpQuotient(float d, float s, float r) {
-  const float q = floorF(fmaf(d, r, 0.5f));
-  const float below = fmaf(q - 0.5f, s, -d); // > 0: d below q's step
-  const float above = fmaf(q + 0.5f, s, -d); // <= 0: d in q + 1's (or up)
-  return q + (above <= 0.f ? 1.f : 0.f) - (below > 0.f ? 1.f : 0.f);
+/* The uniform code floor(d / s + 1/2) clamped to [0, top], of floats d and
+ * s > 0, exactly (as the float64 host codec computes it), from r = 1/s
+ * rounded toward zero (rcpTowardZero, once per vector). The guess rounds
+ * d·r to the nearest integer by adding 1.5·2^23 (the integer lands in the
+ * low mantissa bits and is read back as an integer) rather than with floor
+ * and a float-to-integer conversion, which on sm_90 both run on the
+ * quarter-rate conversion unit. Since r <= 1/s the guess is q or q - 1 (d·r
+ * is at most d/s and within a few ulps of it; a tie rounding to even only
+ * goes down), and the sign of one fma (one rounding of the exact
+ * (guess + 1/2)·s - d, so the sign is exact) settles it: <= 0 means d lies
+ * in the next step or above (half steps round up, as on the host; bf16
+ * inputs land on them often). An IEEE division per coordinate cost ~10
+ * instructions and a slow-path branch and rounded twice; the earlier
+ * guess from an approximate reciprocal needed a check in each direction.
+ * Far outside [0, top] (|d·r| >= 2^22: a scale clamped to 1e-8) the bits
+ * stay monotone in d, so the clamp still decides. */
+TQ_INLINE uint32_t roundHalfUpCode(float d, float s, float r, int top) {
+  constexpr float kMagic = 12582912.f;
+  constexpr int kMagicBits = 0x4b400000;
+  const float g = fmaf(d, r, kMagic);
+  const float above = fmaf(g - kMagic + 0.5f, s, -d);
+  const int v = int(floatToBits(g)) - kMagicBits + (above <= 0.f ? 1 : 0);
+  return uint32_t(v < 0 ? 0 : (v > top ? top : v));
 }
-TQ_INLINE double roundHalfUpQuotient(double d, double s, double) {
-  return floorD(divRn(d, s) + 0.5);
-}
-/* The reciprocal guess roundHalfUpQuotient starts from: the hardware's
- * approximation (no IEEE division and its slow-path branch). */
-TQ_INLINE float rcpGuess(float s) { return rcpFast(s); }
-TQ_INLINE double rcpGuess(double s) { return 1.0 / s; }
 
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
  * idx = #{fp32 midpoints ≤ y}, n stored as fp16 (corrected at read). */
@@ -283,19 +288,27 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
     // reciprocal's product alone turned 5 of 5990 token-heads for k3v4 and
     // 212 for the vLLM layout into ties on the CPU emulator): the native
     // layout takes the exact rounded quotient as the float64 host does
-    // (roundHalfUpQuotient, no division), the vLLM layout vLLM's own fp32
+    // (roundHalfUpCode, no division), the vLLM layout vLLM's own fp32
     // division, then + 1/2 and floor.
-    const R r = s > R(0) ? rcpGuess(s) : R(0);
     uint32_t c[E];
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i) {
-      const R d = y[i] - z;
-      R q = R(0);
-      if (s > R(0))
-        q = Info::kVllmStore ? floorR(divR(d, s) + R(0.5))
-                             : roundHalfUpQuotient(d, s, r);
-      q = q < R(0) ? R(0) : (q > R(kTop) ? R(kTop) : q);
-      c[i] = uint32_t(q);
+    if constexpr (Info::kVllmStore) {
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i) {
+        const R d = y[i] - z;
+        R q = R(0);
+        if (s > R(0))
+          q = floorR(divR(d, s) + R(0.5));
+        q = q < R(0) ? R(0) : (q > R(kTop) ? R(kTop) : q);
+        c[i] = uint32_t(q);
+      }
+    } else {
+      // A zero scale (an fp16 underflow) codes every coordinate 0: clamped
+      // to [0, 0] rather than a branch per coordinate.
+      const R r = s > R(0) ? rcpTowardZero(s) : R(0);
+      const int top = s > R(0) ? kTop : 0;
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        c[i] = roundHalfUpCode(y[i] - z, s, r, top);
     }
     writeCodes<D, TS::kBits, Info::kCodesAlign, G>(codesRow, c, codes, live);
     if (live && lane == 0) {
@@ -422,6 +435,129 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
   }
 }
 
+/* The Lloyd-Max path of the native layout in float32 (every Lloyd-Max
+ * tensor but QJL keys and the vLLM layout): the cell search against
+ * boundaries held in registers, scaled by the vector's norm once, instead
+ * of a binary search through shared memory per coordinate (three dependent
+ * shared loads, compares and address math: ~210 of the k3v4 store's 1448
+ * SASS instructions on sm_90). The codebook is symmetric by construction
+ * (numerics codebook.cpp mirrors a positive half; boundary K/2 - 1 is 0),
+ * so a coordinate's cell is its magnitude's cell among the M = K/2 positive
+ * ones, mirrored below zero: code = M + m above zero, M - 1 - m below, m =
+ * #{positive boundaries <= |u|}. A boundary exactly at |u| (float32 ties)
+ * may fall on the other side than the float64 host's; the budget covers it.
+ * Norm correction: Σ c[code]² from the counts of coordinates above each
+ * positive boundary (the squared levels depend on m alone).
+ * With four lanes per vector on a target with mma.sync, the first
+ * rotation round runs on tensor cores (rotate_mma.h) from the raw
+ * activations w; the norm then comes from the rotated vector (H is
+ * orthogonal; the same float32 rounding as Σ x²). */
+template <class Spec, bool IsKey, int G, class T>
+TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
+                                 uint8_t *region, int pos, bool live) {
+  using Info = TensorInfo<Spec, IsKey>;
+  using TS = typename Info::TS;
+  constexpr int D = Spec::kHeadDim, E = D / G, K = Info::kLevels, M = K / 2;
+  static_assert(K >= 2 && E % 2 == 0, "Lloyd-Max: 1..8 bits, whole words");
+  const int gl = laneIndex() & (G - 1);
+  constexpr int W = D / kWarpSize; // sign words per mask
+  const uint32_t *signs = TS::signs();
+
+  float y[E];
+  float yn; // the norm in y's units
+  float n;  // the vector's norm
+  if constexpr (G == 4 && kTargetHasWarpMma) {
+    quadHadamardMma<D, DType<T>::kIsBf16>(w, laneSignBits<D, G>(signs, gl), y);
+    const uint32_t d2 = laneSignBits<D, G>(signs + W, gl);
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      y[i] = bitsToFloat(floatToBits(y[i]) ^ (((d2 >> i) & 1u) << 31));
+    constexpr float kScale = float(hadamardScale(D));
+    if constexpr (Info::kRounds > 1) { // later rounds: rotate.h, normalized
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        y[i] *= kScale;
+      TQ_UNROLL
+      for (int r = 1; r < Info::kRounds; ++r) {
+        applySigns(y, laneSignBits<D, G>(signs + (2 * r) * W, gl));
+        groupFwht<D, G>(y);
+        applySigns(y, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
+      }
+    }
+    float sq = 0.f;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      sq = fmaf(y[i], y[i], sq);
+    yn = sqrtF(groupSum<G>(sq));
+    n = Info::kRounds > 1 ? yn : yn * kScale;
+  } else {
+    float sq = 0.f;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      y[i] = DType<T>::toFloat((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
+      sq = fmaf(y[i], y[i], sq); // loop-fused floatsOfWords
+    }
+    n = sqrtF(groupSum<G>(sq));
+    yn = n;
+    groupRotate<D, Info::kRounds, G>(y, signs);
+  }
+
+  // Positive boundaries 1 .. M-1 (the midpoints fillBook computes), scaled
+  // by the norm; a zero vector quantizes u = 0 (code M): thresholds at
+  // infinity. Squared levels as float, as Σ c² was summed before.
+  const double *lev = TS::levels();
+  float thr[M > 1 ? M - 1 : 1], step[M > 1 ? M - 1 : 1];
+  const float c0 = float(lev[M]);
+  float prev = c0 * c0;
+  TQ_UNROLL
+  for (int k = 1; k < M; ++k) {
+    const float b = float(0.5 * (lev[M + k - 1] + lev[M + k]));
+    thr[k - 1] = n > 0.f ? b * yn : bitsToFloat(0x7f800000u);
+    const float c = float(lev[M + k]);
+    step[k - 1] = c * c - prev;
+    prev = c * c;
+  }
+  uint32_t c[E];
+  uint32_t count[M > 1 ? M - 1 : 1] = {};
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i) {
+    const float a = fabsf(y[i]);
+    uint32_t m = 0;
+    TQ_UNROLL
+    for (int k = 0; k < M - 1; ++k) {
+      const uint32_t ge = a >= thr[k] ? 1u : 0u;
+      m += ge;
+      count[k] += ge;
+    }
+    // M - 1 - m = (K - 1) ^ (M + m): the mirror of the upper cell.
+    c[i] = (uint32_t(M) + m) ^ (y[i] < 0.f ? uint32_t(K - 1) : 0u);
+  }
+  float g2 = float(E) * c0 * c0;
+  TQ_UNROLL
+  for (int k = 0; k < M - 1; ++k)
+    g2 = fmaf(float(count[k]), step[k], g2);
+  g2 = groupSum<G>(g2);
+  float s = n;
+  if constexpr (TS::kNormCorrect)
+    if (n > 0.f)
+      s = divF(n, sqrtF(g2));
+  writeCodes<D, TS::kBits, Info::kCodesAlign, G>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, c, nullptr, live);
+  if (live && gl == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
+             floatToF16Bits(s));
+}
+
+/* Whether a tensor takes storeLloydMaxRegs (float32 native Lloyd-Max, codes
+ * packed in registers). */
+template <class Spec, bool IsKey, int G>
+constexpr bool kLloydMaxRegs =
+    TensorInfo<Spec, IsKey>::kQuant == TQ_QUANT_LLOYD_MAX &&
+    !TensorInfo<Spec, IsKey>::kQjl && !TensorInfo<Spec, IsKey>::kVllmStore &&
+    G < kWarpSize &&
+    Spec::kHeadDim / G * TensorInfo<Spec, IsKey>::TS::kBits % 8 == 0 &&
+    Spec::kHeadDim / G * TensorInfo<Spec, IsKey>::TS::kBits <= 128;
+
 template <class Spec, bool IsKey, int G>
 TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
                            uint8_t *region, int pos,
@@ -436,17 +572,32 @@ TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
     storeElements<Spec, IsKey, G>(x, region, pos, codes, live);
 }
 
-/* Lanes per token-head (header comment): head_dim / 16, so every lane holds
- * 16 coordinates (8 at head_dim 128, 16 at 256: more per lane spills around
- * the IEEE division's slow-path call), or a warp for QJL keys. */
-#ifndef TQ_STORE_COORDS_PER_LANE
-#define TQ_STORE_COORDS_PER_LANE 16
-#endif
+/* storeTensor from the raw 16-bit activations of a group of G < 32 lanes:
+ * storeLloydMaxRegs where it applies (it may rotate the raw bits on tensor
+ * cores), the float paths otherwise. */
+template <class Spec, bool IsKey, int G, class T>
+TQ_INLINE void storeTensorWords(const uint32_t (&w)[Spec::kHeadDim / G / 2],
+                                uint8_t *region, int pos,
+                                const StoreReal<TensorInfo<Spec, IsKey>> *book,
+                                uint8_t *codes, float *resid, bool live) {
+  if constexpr (kLloydMaxRegs<Spec, IsKey, G>) {
+    storeLloydMaxRegs<Spec, IsKey, G, T>(w, region, pos, live);
+  } else {
+    float x[Spec::kHeadDim / G];
+    floatsOfWords<T, Spec::kHeadDim / G>(w, x);
+    storeTensor<Spec, IsKey, G>(x, region, pos, book, codes, resid, live);
+  }
+}
+
+/* Lanes per token-head (header comment): four up to head_dim 128 (E =
+ * head_dim / 4 coordinates per lane: the rotation's first round on tensor
+ * cores, rotate_mma.h, and two shuffle stages per reduction), head_dim / 16
+ * above (16 per lane: 32 at head_dim 256 would hold 128 floats per lane),
+ * or a warp for QJL keys. */
 template <class Spec>
-constexpr int kStoreGroup =
-    TensorInfo<Spec, true>::kQjl
-        ? kWarpSize
-        : minInt(kWarpSize, Spec::kHeadDim / TQ_STORE_COORDS_PER_LANE);
+constexpr int kStoreGroup = TensorInfo<Spec, true>::kQjl ? kWarpSize
+                            : Spec::kHeadDim <= 128  ? 4
+                                                     : Spec::kHeadDim / 16;
 
 } // namespace store_detail
 
@@ -472,17 +623,24 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
 
   constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
   constexpr int kGroups = NW * GPW, E = D / G;
+  // The shared codebook of the paths that search it there (QJL keys, the
+  // vLLM layout); storeLloydMaxRegs keeps its boundaries in registers.
+  constexpr bool kKeyBook = KInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
+                            !kLloydMaxRegs<Spec, true, G>;
+  constexpr bool kValueBook = VInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
+                              !kLloydMaxRegs<Spec, false, G>;
   TQ_SHARED StoreReal<KInfo> sKeyBook[2 * KInfo::kLevels];
   TQ_SHARED StoreReal<VInfo> sValueBook[2 * VInfo::kLevels];
   TQ_SHARED uint8_t sCodes[kGroups][D];
   TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
-  if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+  if constexpr (kKeyBook)
     if (warpIndex() == 0)
       fillBook<KInfo>(sKeyBook, Spec::keyLevels());
-  if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+  if constexpr (kValueBook)
     if (warpIndex() == NW - 1)
       fillBook<VInfo>(sValueBook, Spec::valueLevels());
-  barrier();
+  if constexpr (kKeyBook || kValueBook)
+    barrier();
 
   const int warp = warpIndex(), gl = laneIndex() & (G - 1);
   const int group = warp * GPW + laneIndex() / G;
@@ -513,13 +671,13 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
       uint8_t *region = a.cache + block * Spec::kBlockStride +
                         int64_t(h) * Spec::kHeadStride;
       // Both rows first: the value's load overlaps the key's math.
-      float xk[E], xv[E];
-      loadRows<T, E>(keys + h * a.key_stride_head + gl * E, xk);
-      loadRows<T, E>(values + h * a.value_stride_head + gl * E, xv);
-      storeTensor<Spec, true, G>(xk, region, pos, sKeyBook, sCodes[group],
-                                 sResid[warp], live);
-      storeTensor<Spec, false, G>(xv, region, pos, sValueBook,
-                                  sCodes[group], sResid[warp], live);
+      uint32_t wk[E / 2], wv[E / 2];
+      loadRowWords<E>(keys + h * a.key_stride_head + gl * E, wk);
+      loadRowWords<E>(values + h * a.value_stride_head + gl * E, wv);
+      storeTensorWords<Spec, true, G, T>(wk, region, pos, sKeyBook,
+                                         sCodes[group], sResid[warp], live);
+      storeTensorWords<Spec, false, G, T>(wv, region, pos, sValueBook,
+                                          sCodes[group], sResid[warp], live);
     }
   }
 }

@@ -269,6 +269,9 @@ TQ_INLINE float rcpFast(float x) {
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
+/* 1/x rounded toward zero (IEEE): never above the true reciprocal (the
+ * store's uniform codes start from it). */
+TQ_INLINE float rcpTowardZero(float x) { return __frcp_rz(x); }
 TQ_INLINE float negInf() { return __uint_as_float(0xff800000u); }
 TQ_INLINE bool isNegInf(float x) { return __float_as_uint(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's

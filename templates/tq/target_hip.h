@@ -444,6 +444,8 @@ TQ_INLINE float exp2Fast(float x) { return __builtin_amdgcn_exp2f(x); }
  * by a softmax sum >= 1). */
 TQ_INLINE float log2Fast(float x) { return __builtin_amdgcn_logf(x); }
 TQ_INLINE float rcpFast(float x) { return __builtin_amdgcn_rcpf(x); }
+/* 1/x rounded toward zero (IEEE), as target_cuda.h. */
+TQ_INLINE float rcpTowardZero(float x) { return __frcp_rz(x); }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }
 TQ_INLINE bool isNegInf(float x) { return floatToBits(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's

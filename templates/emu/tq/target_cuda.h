@@ -155,6 +155,14 @@ inline uint32_t floatToE4m3Bits(float f) {
 inline float exp2Fast(float x) { return exp2f(x); }
 inline float log2Fast(float x) { return log2f(x); }
 inline float rcpFast(float x) { return 1.0f / x; }
+// 1/x rounded toward zero: the double quotient's float, stepped down where
+// it rounded up (x > 0 finite, as the store calls it).
+inline float rcpTowardZero(float x) {
+  const double q = 1.0 / double(x);
+  float f = float(q);
+  if (double(f) > q) f = std::nextafter(f, 0.0f);
+  return f;
+}
 inline float negInf() { return -INFINITY; }
 inline bool isNegInf(float x) { return x == -INFINITY; }
 inline double divRn(double a, double b) { return a / b; }
