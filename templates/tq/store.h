@@ -67,6 +67,10 @@ TQ_INLINE double sqrtR(double x) { return sqrtRn(x); }
 TQ_INLINE uint32_t toF16Bits(float x) { return floatToF16Bits(x); }
 TQ_INLINE uint32_t toF16Bits(double x) { return doubleToF16Bits(x); }
 TQ_INLINE float floorR(float x) { return floorF(x); }
+TQ_INLINE float minR(float a, float b) { return fminf(a, b); }
+TQ_INLINE float maxR(float a, float b) { return fmaxf(a, b); }
+TQ_INLINE double minR(double a, double b) { return fmin(a, b); }
+TQ_INLINE double maxR(double a, double b) { return fmax(a, b); }
 /* The divisor of a Lloyd-Max vector's quotients y / n: float multiplies by
  * one correctly rounded reciprocal (within ~1.5 ulp of each quotient; a
  * cell boundary that close is one of the ties the 1e-3 budget covers),
@@ -175,13 +179,20 @@ TQ_INLINE void writeCodes(uint8_t *row, const uint32_t (&c)[D / G],
  * guess from an approximate reciprocal needed a check in each direction.
  * Far outside [0, top] (|d·r| >= 2^22: a scale clamped to 1e-8) the bits
  * stay monotone in d, so the clamp still decides. */
-TQ_INLINE uint32_t roundHalfUpCode(float d, float s, float r, int top) {
+TQ_INLINE int roundHalfUpUnclamped(float d, float s, float r) {
   constexpr float kMagic = 12582912.f;
   constexpr int kMagicBits = 0x4b400000;
   const float g = fmaf(d, r, kMagic);
   const float above = fmaf(g - kMagic + 0.5f, s, -d);
-  const int v = int(floatToBits(g)) - kMagicBits + (above <= 0.f ? 1 : 0);
+  return int(floatToBits(g)) - kMagicBits + (above <= 0.f ? 1 : 0);
+}
+TQ_INLINE uint32_t roundHalfUpCode(float d, float s, float r, int top) {
+  const int v = roundHalfUpUnclamped(d, s, r);
   return uint32_t(v < 0 ? 0 : (v > top ? top : v));
+}
+/* roundHalfUpCode where the caller knows the code is in [0, top]. */
+TQ_INLINE uint32_t roundHalfUpCodeInRange(float d, float s, float r) {
+  return uint32_t(roundHalfUpUnclamped(d, s, r));
 }
 
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
@@ -268,9 +279,9 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
     constexpr int kTop = (1 << TS::kBits) - 1;
     R lo = y[0], hi = y[0];
     TQ_UNROLL
-    for (int i = 1; i < E; ++i) {
-      lo = y[i] < lo ? y[i] : lo;
-      hi = y[i] > hi ? y[i] : hi;
+    for (int i = 1; i < E; ++i) { // min/max instructions, not compare + select
+      lo = minR(lo, y[i]);
+      hi = maxR(hi, y[i]);
     }
     lo = groupMin<G>(lo);
     hi = groupMax<G>(hi);
@@ -306,9 +317,22 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
       // to [0, 0] rather than a branch per coordinate.
       const R r = s > R(0) ? rcpTowardZero(s) : R(0);
       const int top = s > R(0) ? kTop : 0;
-      TQ_UNROLL
-      for (int i = 0; i < E; ++i)
-        c[i] = roundHalfUpCode(y[i] - z, s, r, top);
+      // Usually every code lies in [0, top] without clamping: when the
+      // smallest difference lo - z is >= 0 (z rounded down) and the largest
+      // one's code is <= top (the sign of one fma, as in roundHalfUpCode),
+      // every d between them codes in range (the guess never exceeds the
+      // code). Decided per vector, uniform over its group: two integer
+      // clamps per coordinate less.
+      const R dLo = lo - z, dHi = hi - z;
+      if (s > R(0) && dLo >= R(0) && fmaf(R(kTop) + R(0.5), s, -dHi) > R(0)) {
+        TQ_UNROLL
+        for (int i = 0; i < E; ++i)
+          c[i] = roundHalfUpCodeInRange(y[i] - z, s, r);
+      } else {
+        TQ_UNROLL
+        for (int i = 0; i < E; ++i)
+          c[i] = roundHalfUpCode(y[i] - z, s, r, top);
+      }
     }
     writeCodes<D, TS::kBits, Info::kCodesAlign, G>(codesRow, c, codes, live);
     if (live && lane == 0) {
