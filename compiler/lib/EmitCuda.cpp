@@ -408,14 +408,17 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
     os << "#include \"tq/extend.h\"\n";
   os << "\n";
 
-  // Developer knob (TQC_DEVICE_DEFINES): a register cap for the decode
-  // kernels, as the resident warps per SM it must allow.
+  // Developer knobs (TQC_DEVICE_DEFINES): a register cap for the decode
+  // and store kernels, as the resident warps per SM it must allow.
   const int decodeMinWarps = deviceDefineInt("TQ_DECODE_MIN_WARPS_PER_SM", 0);
+  const int storeMinWarps = deviceDefineInt("TQ_STORE_MIN_WARPS_PER_SM", 0);
   for (const KernelEntry &e : kernelEntries(c)) {
     const char *type = e.dtype == "bf16" ? "tq::bf16_t" : "tq::f16_t";
     int minBlocks = e.minBlocks;
     if (e.kind == "decode" && decodeMinWarps > 0 && e.plan >= 0)
       minBlocks = decodeMinWarps / int(c.plans[e.plan].decode.warps);
+    if (e.kind == "store" && storeMinWarps > 0)
+      minBlocks = storeMinWarps / int(c.store.warps);
     os << "extern \"C\" __global__ void __launch_bounds__(" << e.spec
        << "::" << e.warpsMember << " * 32"
        << (minBlocks > 1 ? ", " + std::to_string(minBlocks) : "")

@@ -44,20 +44,35 @@ TQ_INLINE uint32_t parity4(uint32_t x) {
 }
 
 /* XOR mask flipping the 16-bit elements of word k (coordinates 2k, 2k+1 of
- * the lane) whose D1 sign bit is set (bit i of `bits`: the lane's
- * coordinate i). */
+ * a 32-coordinate run) whose sign bit is set (bit i of `bits`: coordinate
+ * i of the run). */
 TQ_INLINE uint32_t pairSignMask(uint32_t bits, int k) {
   const uint32_t two = (bits >> (2 * k)) & 3u;
   // bit 0 -> bit 15, bit 1 -> bit 31 (the products do not overlap).
   return (two * 0x40008000u) & 0x80008000u;
 }
 
+/* The XOR masks of a D1 sign vector for every word of a row (D/2 words,
+ * pairSignMask of each), written by one whole warp; the lanes of a warp
+ * need them four ways, so one fill per CTA replaces 16 computations per
+ * lane (~64 instructions at head_dim 128). */
+template <int D>
+TQ_INLINE void fillPairSignMasks(uint32_t *masks, const uint32_t *d1) {
+  TQ_UNROLL
+  for (int j = 0; j < (D / 2 + kWarpSize - 1) / kWarpSize; ++j) {
+    const int k = laneIndex() + j * kWarpSize;
+    if (D / 2 % kWarpSize == 0 || k < D / 2)
+      masks[k] = pairSignMask(d1[k >> 4], k & 15);
+  }
+}
+
 /* y = H_u·D1·x for the lane's E = D/4 coordinates (the group of four lanes
- * holding the vector); w: the lane's raw words (E/2), d1: the lane's E D1
- * sign bits. Every lane of the warp must call it (mma.sync is warp-wide). */
+ * holding the vector); w: the lane's raw words (E/2); masks: the D1 masks
+ * of the row's D/2 words (fillPairSignMasks; shared, 16-byte aligned).
+ * Every lane of the warp must call it (mma.sync is warp-wide). */
 template <int D, bool BF16>
-TQ_INLINE void quadHadamardMma(const uint32_t (&w)[D / 8], uint32_t d1,
-                               float (&y)[D / 4]) {
+TQ_INLINE void quadHadamardMma(const uint32_t (&w)[D / 8],
+                               const uint32_t *masks, float (&y)[D / 4]) {
   constexpr int E = D / 4, kTiles = E / 8;
   static_assert(D >= 32 && D <= 128 && isPow2(D),
                 "quadHadamardMma: head_dim 32..128, a power of two");
@@ -84,10 +99,10 @@ TQ_INLINE void quadHadamardMma(const uint32_t (&w)[D / 8], uint32_t d1,
   }
   TQ_UNROLL
   for (int t = 0; t < kTiles; ++t) {
-    const uint32_t a[4] = {w[4 * t] ^ pairSignMask(d1, 4 * t),
-                           w[4 * t + 2] ^ pairSignMask(d1, 4 * t + 2),
-                           w[4 * t + 1] ^ pairSignMask(d1, 4 * t + 1),
-                           w[4 * t + 3] ^ pairSignMask(d1, 4 * t + 3)};
+    const u32x4 m =
+        *reinterpret_cast<const u32x4 *>(masks + q * (E / 2) + 4 * t);
+    const uint32_t a[4] = {w[4 * t] ^ m.x, w[4 * t + 2] ^ m.z,
+                           w[4 * t + 1] ^ m.y, w[4 * t + 3] ^ m.w};
     TQ_UNROLL
     for (int nt = 0; nt < 2; ++nt) {
       float c[4] = {0.f, 0.f, 0.f, 0.f};

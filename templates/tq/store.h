@@ -459,6 +459,11 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
   }
 }
 
+/* Whether storeLloydMaxRegs rotates a tensor's first round on tensor cores
+ * (then the CTA fills its D1 masks, fillPairSignMasks). */
+template <class Spec, int G>
+constexpr bool kQuadMma = G == 4 && kTargetHasWarpMma;
+
 /* The Lloyd-Max path of the native layout in float32 (every Lloyd-Max
  * tensor but QJL keys and the vLLM layout): the cell search against
  * boundaries held in registers, scaled by the vector's norm once, instead
@@ -478,7 +483,8 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
  * orthogonal; the same float32 rounding as Σ x²). */
 template <class Spec, bool IsKey, int G, class T>
 TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
-                                 uint8_t *region, int pos, bool live) {
+                                 const uint32_t *pairMasks, uint8_t *region,
+                                 int pos, bool live) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
   constexpr int D = Spec::kHeadDim, E = D / G, K = Info::kLevels, M = K / 2;
@@ -490,8 +496,8 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
   float y[E];
   float yn; // the norm in y's units
   float n;  // the vector's norm
-  if constexpr (G == 4 && kTargetHasWarpMma) {
-    quadHadamardMma<D, DType<T>::kIsBf16>(w, laneSignBits<D, G>(signs, gl), y);
+  if constexpr (kQuadMma<Spec, G>) {
+    quadHadamardMma<D, DType<T>::kIsBf16>(w, pairMasks, y);
     const uint32_t d2 = laneSignBits<D, G>(signs + W, gl);
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
@@ -601,11 +607,12 @@ TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
  * cores), the float paths otherwise. */
 template <class Spec, bool IsKey, int G, class T>
 TQ_INLINE void storeTensorWords(const uint32_t (&w)[Spec::kHeadDim / G / 2],
-                                uint8_t *region, int pos,
+                                const uint32_t *pairMasks, uint8_t *region,
+                                int pos,
                                 const StoreReal<TensorInfo<Spec, IsKey>> *book,
                                 uint8_t *codes, float *resid, bool live) {
   if constexpr (kLloydMaxRegs<Spec, IsKey, G>) {
-    storeLloydMaxRegs<Spec, IsKey, G, T>(w, region, pos, live);
+    storeLloydMaxRegs<Spec, IsKey, G, T>(w, pairMasks, region, pos, live);
   } else {
     float x[Spec::kHeadDim / G];
     floatsOfWords<T, Spec::kHeadDim / G>(w, x);
@@ -663,7 +670,18 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   if constexpr (kValueBook)
     if (warpIndex() == NW - 1)
       fillBook<VInfo>(sValueBook, Spec::valueLevels());
-  if constexpr (kKeyBook || kValueBook)
+  // The D1 masks of the tensors rotated on tensor cores.
+  constexpr bool kKeyMma = kLloydMaxRegs<Spec, true, G> && kQuadMma<Spec, G>;
+  constexpr bool kValueMma =
+      kLloydMaxRegs<Spec, false, G> && kQuadMma<Spec, G>;
+  TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][D / 2];
+  if constexpr (kKeyMma)
+    if (warpIndex() == 0)
+      fillPairSignMasks<D>(sPairMasks[0], Spec::keySigns());
+  if constexpr (kValueMma)
+    if (warpIndex() == NW - 1)
+      fillPairSignMasks<D>(sPairMasks[1], Spec::valueSigns());
+  if constexpr (kKeyBook || kValueBook || kKeyMma || kValueMma)
     barrier();
 
   const int warp = warpIndex(), gl = laneIndex() & (G - 1);
@@ -698,10 +716,12 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
       uint32_t wk[E / 2], wv[E / 2];
       loadRowWords<E>(keys + h * a.key_stride_head + gl * E, wk);
       loadRowWords<E>(values + h * a.value_stride_head + gl * E, wv);
-      storeTensorWords<Spec, true, G, T>(wk, region, pos, sKeyBook,
-                                         sCodes[group], sResid[warp], live);
-      storeTensorWords<Spec, false, G, T>(wv, region, pos, sValueBook,
-                                          sCodes[group], sResid[warp], live);
+      storeTensorWords<Spec, true, G, T>(wk, sPairMasks[0], region, pos,
+                                         sKeyBook, sCodes[group],
+                                         sResid[warp], live);
+      storeTensorWords<Spec, false, G, T>(wv, sPairMasks[1], region, pos,
+                                          sValueBook, sCodes[group],
+                                          sResid[warp], live);
     }
   }
 }
