@@ -444,8 +444,14 @@ TQ_INLINE float exp2Fast(float x) { return __builtin_amdgcn_exp2f(x); }
  * by a softmax sum >= 1). */
 TQ_INLINE float log2Fast(float x) { return __builtin_amdgcn_logf(x); }
 TQ_INLINE float rcpFast(float x) { return __builtin_amdgcn_rcpf(x); }
-/* 1/x rounded toward zero (IEEE), as target_cuda.h. */
-TQ_INLINE float rcpTowardZero(float x) { return __frcp_rz(x); }
+/* 1/x rounded toward zero, as target_cuda.h (x > 0 finite): the IEEE
+ * quotient, one step down where it rounded up (the fma's sign is exact). */
+TQ_INLINE float rcpTowardZero(float x) {
+  const float r = 1.0f / x;
+  return __builtin_fmaf(r, x, -1.0f) > 0.0f
+             ? __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, r) - 1u)
+             : r;
+}
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }
 TQ_INLINE bool isNegInf(float x) { return floatToBits(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's

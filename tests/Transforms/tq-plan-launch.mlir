@@ -12,7 +12,8 @@
 // CHECK-SAME: tq.plan_source = "defaults"
 // The SM count the decode caps a batch's splits by (decode.h splitsUsed).
 // CHECK-SAME: tq.sm_count = 132
-// The store: a token-head per 8 lanes, so 2 warps cover the 8 KV heads.
+// The store: a token-head per 4 lanes, keys and values in separate warps,
+// so 2 warps cover the 8 KV heads.
 // CHECK: tq.kernel @store store launch #tq.launch<block_n = 1, splits = 1, warps = 2, heads_per_cta = 1, stages = 1, grid = ["max_tokens", "1", "1"]>
 // Every plan merges its splits in the decode kernel, so the combine stage
 // (the output's un-rotation) folds into each decode.
