@@ -53,20 +53,15 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     }
     int64_t group = hq / hkv;
     // The store template compresses a token-head per 4 lanes up to
-    // head_dim 128, keys and values in separate warps (8 heads per warp
-    // pair), per head_dim/16 lanes above (512/head_dim heads per warp), or
-    // per warp for QJL keys (templates/tq/store.h kStoreGroup,
-    // kStoreSplitsTensors): enough warps for one round over the KV heads,
-    // 4 at most for QJL.
+    // head_dim 128 (8 per warp), per head_dim/16 lanes above (512/head_dim
+    // per warp), or per warp for QJL keys (templates/tq/store.h
+    // kStoreGroup): enough warps for one round over the KV heads, 4 at most
+    // for QJL.
     bool qjl = false;
     module.walk([&](QjlOp) { qjl = true; });
     int64_t headDim = specInt(module, "head_dim");
-    if (qjl)
-      storeWarps = std::min<int64_t>(hkv, 4);
-    else if (headDim <= 128)
-      storeWarps = 2 * ((hkv + 7) / 8);
-    else
-      storeWarps = (hkv * headDim + 511) / 512;
+    int64_t perWarp = headDim <= 128 ? 8 : std::max<int64_t>(1, 512 / headDim);
+    storeWarps = qjl ? std::min<int64_t>(hkv, 4) : (hkv + perWarp - 1) / perWarp;
     if (failed(checkOptions()))
       return signalPassFailure();
 

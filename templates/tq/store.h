@@ -627,13 +627,6 @@ template <class Spec>
 constexpr int kStoreGroup = TensorInfo<Spec, true>::kQjl ? kWarpSize
                             : Spec::kHeadDim <= 128  ? 4
                                                      : Spec::kHeadDim / 16;
-/* With four lanes per token-head, keys and values go to different warps
- * (even: keys, odd: values; the compiler gives the store 2·ceil(heads / 8)
- * warps, tq-plan-launch): a warp then holds one tensor's row instead of
- * both, and a token spreads over twice the warps, which hide each other's
- * load latency (one warp doing both held 80 registers, 37 % occupancy). */
-template <class Spec>
-constexpr bool kStoreSplitsTensors = kStoreGroup<Spec> == 4;
 
 } // namespace store_detail
 
@@ -647,8 +640,6 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
                 "head_dim: a power of two in 32..256");
   static_assert(isPow2(Spec::kBlockSize), "block_size: a power of two");
   static_assert(NW >= 1 && NW <= 32, "kStoreWarps: 1..32");
-  static_assert(!store_detail::kStoreSplitsTensors<Spec> || NW % 2 == 0,
-                "kStoreWarps: even where keys and values take their own warps");
 
   const int token = blockIndexX();
   if (token >= a.num_tokens)
@@ -709,31 +700,6 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
       loadRows<T, E>(values + h * a.value_stride_head + gl * E, x);
       storeTensor<Spec, false, G>(x, region, pos, sValueBook, sCodes[group],
                                   sResid[warp], true);
-    }
-  } else if constexpr (kStoreSplitsTensors<Spec>) {
-    // Even warps compress keys, odd warps values (kStoreSplitsTensors), in
-    // rounds over the heads; a group past the last head redoes head 0
-    // without writing (every lane joins its warp's shuffles and mma).
-    constexpr int kGroupsPerTensor = NW / 2 * GPW;
-    const int tgroup = warp / 2 * GPW + laneIndex() / G;
-    const bool isKey = warp % 2 == 0; // uniform over the warp
-    for (int h0 = 0; h0 < Spec::kNumKVHeads; h0 += kGroupsPerTensor) {
-      const bool live = h0 + tgroup < Spec::kNumKVHeads;
-      const int h = live ? h0 + tgroup : 0;
-      uint8_t *region = a.cache + block * Spec::kBlockStride +
-                        int64_t(h) * Spec::kHeadStride;
-      uint32_t w[E / 2];
-      if (isKey) {
-        loadRowWords<E>(keys + h * a.key_stride_head + gl * E, w);
-        storeTensorWords<Spec, true, G, T>(w, sPairMasks[0], region, pos,
-                                           sKeyBook, sCodes[group],
-                                           sResid[warp], live);
-      } else {
-        loadRowWords<E>(values + h * a.value_stride_head + gl * E, w);
-        storeTensorWords<Spec, false, G, T>(w, sPairMasks[1], region, pos,
-                                            sValueBook, sCodes[group],
-                                            sResid[warp], live);
-      }
     }
   } else {
     // Rounds over the heads, uniform over the CTA: every lane of a warp

@@ -12,9 +12,8 @@
 // CHECK-SAME: tq.plan_source = "defaults"
 // The SM count the decode caps a batch's splits by (decode.h splitsUsed).
 // CHECK-SAME: tq.sm_count = 132
-// The store: a token-head per 4 lanes, keys and values in separate warps,
-// so 2 warps cover the 8 KV heads.
-// CHECK: tq.kernel @store store launch #tq.launch<block_n = 1, splits = 1, warps = 2, heads_per_cta = 1, stages = 1, grid = ["max_tokens", "1", "1"]>
+// The store: a token-head per 4 lanes, so 1 warp covers the 8 KV heads.
+// CHECK: tq.kernel @store store launch #tq.launch<block_n = 1, splits = 1, warps = 1, heads_per_cta = 1, stages = 1, grid = ["max_tokens", "1", "1"]>
 // Every plan merges its splits in the decode kernel, so the combine stage
 // (the output's un-rotation) folds into each decode.
 // CHECK: tq.kernel @decode_p0 decode launch #tq.launch<block_n = 64, splits = 32, warps = 4, heads_per_cta = 4, grid = ["head_groups", "max_batch", "splits"]> attributes {tq.buckets = [1, 2, 4]}

@@ -127,10 +127,10 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     `head_groups·B·s <= 2·4·sm-count` (two waves of CTAs at 4 resident
     decode CTAs per SM), at least 1;
     `splits` fixes one value for every bucket. The store kernel gets one
-    plan (a token-head per 4 lanes up to head_dim 128, keys and values in
-    separate warps, so 2·ceil(num_kv_heads / 8) warps; per head_dim/16
-    lanes above, so ceil(num_kv_heads · head_dim / 512) warps; QJL keys a
-    warp each, at most 4 warps). The extend kernel gets one plan for
+    plan (a token-head per 4 lanes up to head_dim 128, so
+    ceil(num_kv_heads / 8) warps, and per head_dim/16 lanes above, so
+    ceil(num_kv_heads · head_dim / 512) warps; QJL keys a warp each, at
+    most 4 warps). The extend kernel gets one plan for
     every bucket: `extend-block-n` tokens per key/value tile (default 32)
     and `extend-warps` warps of 16 query rows, the rows being a KV head's G
     query heads over 16·warps/G consecutive chunk tokens (`heads_per_cta` =
