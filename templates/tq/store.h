@@ -3,21 +3,25 @@
  * tq::store<Spec, T>(tq_store_args): grid (max_tokens, 1, 1), block
  * Spec::kStoreWarps warps. One CTA per token; a group of G lanes compresses
  * one token-head (its key, then its value): lane gl of the group holds
- * coordinates [gl·E, gl·E + E), E = head_dim/G, and the rotation is a group
- * FWHT (rotate.h). G = head_dim / 16 (at head_dim 128: 8 lanes, 4
- * token-heads per warp at once), so the chains of shuffles (rotation, norms,
- * min/max) are 3 deep instead of 5 and four of them overlap; with a
- * float32 warp per token-head the store ran at 15 % of bandwidth,
- * latency-bound at full occupancy (bench/results/2026-11-30-session5-h200).
- * Each lane packs its 16 codes in registers and stores its own bytes of the
- * code row (writeCodes), and uniform codes take an exact rounded quotient
- * without a division (roundHalfUpQuotient): 1800 -> 1464 SASS instructions
- * for the k3v4 store on sm_90 (bench/results/2026-11-30-session6-h200,
- * with the command). TQ_STORE_COORDS_PER_LANE (16) sets the group size for
- * experiments. QJL keys keep G = 32 (their sign sketch is one ballot per
- * 32 rows). The groups of the CTA take the KV heads in turn;
+ * coordinates [gl·E, gl·E + E), E = head_dim/G (kStoreGroup). Up to
+ * head_dim 128, G = 4 (eight token-heads per warp, 32 coordinates per lane
+ * at 128): Lloyd-Max tensors then run their first rotation round on tensor
+ * cores from the raw activations (rotate_mma.h; the later rounds and the
+ * other formats a group FWHT, rotate.h) and search their cells against
+ * boundaries held in registers (storeLloydMaxRegs); above 128, G =
+ * head_dim/16, and QJL keys G = 32 (their sign sketch is one ballot per 32
+ * rows). Codes are packed in registers and each lane stores its own bytes
+ * of the code row (writeCodes); uniform codes take an exact rounded
+ * quotient without a division or a conversion-unit op (roundHalfUpCode).
+ * k3v4 on sm_90: 1464 SASS instructions per lane of an 8-lane group (16 + 16
+ * coordinates per lane) -> 2160 per lane of a 4-lane group (32 + 32), of
+ * which ~1700 on the usual path (the rest: unaligned-load, division and
+ * clamped fallbacks):
+ * the 16K-token chunk 52.2 -> 43.3 us, a 32-token step 4.09 -> 3.89 us on
+ * the H200 (bench/results/2026-12-01-session11-h200, run4; docs/NOTES.md,
+ * "Store, session 11"). The groups of the CTA take the KV heads in turn;
  * groups past the last head compute on head 0 without writing, since every
- * lane must join the warp's shuffles.
+ * lane must join the warp's shuffles and mma.
  *
  * The bytes written are those of numerics' HostCodec (cache.cpp, native
  * layout), which computes in float64, except where float32 rounding decides:
@@ -25,7 +29,7 @@
  * min/max and codes) runs in float32 (StoreReal), so a coordinate within
  * float rounding (~1e-7 relative) of a cell boundary or of a half step of
  * the uniform grid, or a scale within it of an fp16 rounding midpoint, can
- * land on the other side: 0 to 1 of 5990 token-heads on the CPU emulator's
+ * land on the other side: 0 to 3 of 5990 token-heads on the CPU emulator's
  * random data (`ctest -R emu_decode -V`; the GPU tier counts them too, both
  * bound them at 1e-3). Why float32:
  * float64 halves the arithmetic rate and doubles every shuffle of the
