@@ -56,17 +56,12 @@ template <int E, class R> TQ_INLINE void applySigns(R (&x)[E], uint32_t bits) {
       x[i] = -x[i];
 }
 
-/* x <- H·x (normalized Walsh-Hadamard transform) of a D-vector held by an
- * aligned group of G lanes (G a power of two <= 32; lane gl of the group
- * holds coordinates [gl·E, gl·E + E), E = D/G). Every lane of the warp must
- * call it (the shuffles are warp-wide; the groups never mix). */
-template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
-  constexpr int E = D / G;
-  static_assert(isPow2(D) && isPow2(G) && G <= kWarpSize && D >= G,
-                "head_dim and the group: powers of two, D >= G");
-  // Strides 1 .. E/2: both ends of each butterfly are in this lane.
+/* The butterflies (a, b) -> (a + b, a - b) of strides FIRST .. E/2 within
+ * a lane's E coordinates, in the host's stage order (unnormalized). */
+template <int E, int FIRST, class R>
+TQ_INLINE void inLaneButterflies(R (&x)[E]) {
   TQ_UNROLL
-  for (int len = 1; len < E; len <<= 1) {
+  for (int len = FIRST; len < E; len <<= 1) {
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
       if ((i & len) == 0) {
@@ -76,6 +71,18 @@ template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
       }
     }
   }
+}
+
+/* x <- H·x (normalized Walsh-Hadamard transform) of a D-vector held by an
+ * aligned group of G lanes (G a power of two <= 32; lane gl of the group
+ * holds coordinates [gl·E, gl·E + E), E = D/G). Every lane of the warp must
+ * call it (the shuffles are warp-wide; the groups never mix). */
+template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
+  constexpr int E = D / G;
+  static_assert(isPow2(D) && isPow2(G) && G <= kWarpSize && D >= G,
+                "head_dim and the group: powers of two, D >= G");
+  // Strides 1 .. E/2: both ends of each butterfly are in this lane.
+  inLaneButterflies<E, 1>(x);
   // Strides E .. D/2: the partner coordinate is in lane ^ m. The lower lane
   // holds a and computes a + b, the upper one holds b and computes a - b,
   // both as one fma: other + (±1)·mine rounds once, exactly like the sum.

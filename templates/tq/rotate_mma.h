@@ -33,6 +33,7 @@
 #define TQ_ROTATE_MMA_H
 
 #include "tq/numeric.h"
+#include "tq/rotate.h"
 
 namespace tq {
 
@@ -118,17 +119,7 @@ TQ_INLINE void quadHadamardMma(const uint32_t (&w)[D / 8],
     }
   }
   // The outer bits (2 .. log2 E - 1): in-lane butterflies.
-  TQ_UNROLL
-  for (int len = 4; len < E; len <<= 1) {
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i) {
-      if ((i & len) == 0) {
-        const float u = y[i], v = y[i + len];
-        y[i] = u + v;
-        y[i + len] = u - v;
-      }
-    }
-  }
+  inLaneButterflies<E, 4>(y);
 }
 
 } // namespace tq

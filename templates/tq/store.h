@@ -165,6 +165,20 @@ TQ_INLINE void writeCodes(uint8_t *row, const uint32_t (&c)[D / G],
   }
 }
 
+/* The code row and the fp16 scale of a codebook vector (writeCodes; lane 0
+ * of the group writes the scale). */
+template <class Info, int G>
+TQ_INLINE void writeCodesAndScale(uint8_t *region, int pos,
+                                  const uint32_t (&c)[Info::kDim / G],
+                                  uint8_t *codes, bool live,
+                                  uint32_t scaleBits) {
+  using TS = typename Info::TS;
+  writeCodes<Info::kDim, TS::kBits, Info::kCodesAlign, G>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, c, codes, live);
+  if (live && (laneIndex() & (G - 1)) == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, scaleBits);
+}
+
 /* The uniform code floor(d / s + 1/2) clamped to [0, top], of floats d and
  * s > 0, exactly (as the float64 host codec computes it), from r = 1/s
  * rounded toward zero (rcpTowardZero, once per vector). The guess rounds
@@ -208,7 +222,6 @@ TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / G],
   constexpr int D = Spec::kHeadDim;
   constexpr int E = D / G;
   const float *mid = book + Info::kLevels; // fillBook's fp32 midpoints
-  const int lane = laneIndex() & (G - 1);
   float y[E];
   float sq = 0.f;
   TQ_UNROLL
@@ -226,11 +239,7 @@ TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / G],
   TQ_UNROLL
   for (int i = 0; i < E; ++i)
     c[i] = nearestIndex<TS::kBits>(mid, y[i]);
-  writeCodes<D, TS::kBits, Info::kCodesAlign, G>(
-      region + TS::kCodesOffset + pos * TS::kCodesStride, c, codes, live);
-  if (live && lane == 0)
-    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
-             floatToF16Bits(n));
+  writeCodesAndScale<Info, G>(region, pos, c, codes, live, floatToF16Bits(n));
 }
 
 /* Element formats (none / fp8 / uniform) of y = R·x. */
@@ -573,11 +582,8 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
   if constexpr (TS::kNormCorrect)
     if (n > 0.f)
       s = divF(n, sqrtF(g2));
-  writeCodes<D, TS::kBits, Info::kCodesAlign, G>(
-      region + TS::kCodesOffset + pos * TS::kCodesStride, c, nullptr, live);
-  if (live && gl == 0)
-    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride,
-             floatToF16Bits(s));
+  writeCodesAndScale<Info, G>(region, pos, c, nullptr, live,
+                              floatToF16Bits(s));
 }
 
 /* Whether a tensor takes storeLloydMaxRegs (float32 native Lloyd-Max, codes
