@@ -354,7 +354,7 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                  << "'); a CUDA graph captured once must serve every "
                     "length, so grids may only use max_batch, max_tokens, "
                     "num_q_heads, num_kv_heads, head_groups, splits, "
-                    "query_tiles and integers";
+                    "query_tiles, token_tiles and integers";
     }
     if (k.getKind() == KernelKind::Extend) {
       if (plan.getHeadsPerCta() != group || (16 * plan.getWarps()) % group)

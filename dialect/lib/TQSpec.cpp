@@ -32,11 +32,13 @@ const char *const kArchs[] = {"sm_80",   "sm_86",  "sm_89",   "sm_90",
                               "sm_120a", "gfx90a", "gfx942",  "gfx950"};
 
 // query_tiles: ceil(max_tokens / tile_tokens) + max_batch, the extend
-// kernel's query tiles over any batch of chunks within max_tokens rows.
+// kernel's query tiles over any batch of chunks within max_tokens rows;
+// token_tiles: ceil(max_tokens / tile_tokens), a kernel's CTAs when each
+// takes tile_tokens consecutive tokens.
 const char *const kFixedGridFactors[] = {"max_batch",    "max_tokens",
                                          "num_kv_heads", "num_q_heads",
                                          "head_groups",  "splits",
-                                         "query_tiles"};
+                                         "query_tiles",  "token_tiles"};
 const char *const kLengthGridFactors[] = {"seq_len", "max_seq_len",
                                           "num_tokens"};
 

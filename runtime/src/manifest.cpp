@@ -28,7 +28,7 @@ namespace {
 
 const char *const kGridNames[kNumGridNames] = {
     "max_batch", "max_tokens", "num_q_heads", "num_kv_heads", "head_groups",
-    "splits", "query_tiles"};
+    "splits", "query_tiles", "token_tiles"};
 
 // Indexed by tqrt_kernel_kind.
 const char *const kKindNames[kNumKinds] = {"store", "decode", "extend_prep",
@@ -680,16 +680,24 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                                   article(d.kind) + kind +
                                   " kernel has no plan (its extents "
                                   "may use max_batch, max_tokens, "
-                                  "num_q_heads, num_kv_heads, query_tiles "
-                                  "and integer literals)");
-      // query_tiles is the kernel's own: it needs the kernel's tile_tokens.
-      for (GridName n : d.grid[j].names)
+                                  "num_q_heads, num_kv_heads, query_tiles, "
+                                  "token_tiles and integer literals)");
+      // query_tiles and token_tiles are the kernel's own: they need the
+      // kernel's tile_tokens.
+      for (GridName n : d.grid[j].names) {
         if (n == GridName::QueryTiles && d.tileTokens == 0)
           r.inconsistent(g, "'" + gp + "' of kernel '" + d.name +
                                 "' uses \"query_tiles\" (ceil(max_tokens / "
                                 "tile_tokens) + max_batch), but '" + path +
                                 ".tile_tokens' is missing (a positive "
                                 "integer: chunk tokens per query tile)");
+        if (n == GridName::TokenTiles && d.tileTokens == 0)
+          r.inconsistent(g, "'" + gp + "' of kernel '" + d.name +
+                                "' uses \"token_tiles\" (ceil(max_tokens / "
+                                "tile_tokens)), but '" + path +
+                                ".tile_tokens' is missing (a positive "
+                                "integer: tokens per CTA)");
+      }
     }
 
     const int index = static_cast<int>(m.kernels.size());

@@ -20,10 +20,12 @@ namespace tqrt {
 
 /// The names a grid extent may use (docs/MANIFEST.md, kernels[].grid).
 /// QueryTiles is ceil(max_tokens / tile_tokens) + max_batch with the
-/// kernel's own "tile_tokens" (extend: every sequence's query tiles).
+/// kernel's own "tile_tokens" (extend: every sequence's query tiles);
+/// TokenTiles is ceil(max_tokens / tile_tokens) (a kernel whose CTA takes
+/// tile_tokens consecutive tokens of one batch of tokens).
 enum class GridName { MaxBatch, MaxTokens, NumQHeads, NumKVHeads, HeadGroups,
-                      Splits, QueryTiles };
-constexpr int kNumGridNames = 7;
+                      Splits, QueryTiles, TokenTiles };
+constexpr int kNumGridNames = 8;
 
 /// One grid extent: a product of literals and names, e.g. "max_batch*2".
 struct GridExpr {

@@ -778,11 +778,14 @@ tqrt_status createPlan(const char *fn, const tqrt_bundle *bundle,
         // query_tiles: the kernel's own (the reader guarantees tile_tokens
         // where a grid uses it): every sequence's chunk starts a new tile,
         // so max_batch tiles more than max_tokens needs.
-        values[int(GridName::QueryTiles)] =
+        // token_tiles: the same tiles over one run of max_tokens tokens.
+        const int64_t tokenTiles =
             k.tileTokens > 0
-                ? (int64_t(maxTokens) + k.tileTokens - 1) / k.tileTokens +
-                      maxBatch
+                ? (int64_t(maxTokens) + k.tileTokens - 1) / k.tileTokens
                 : 0;
+        values[int(GridName::QueryTiles)] =
+            k.tileTokens > 0 ? tokenTiles + maxBatch : 0;
+        values[int(GridName::TokenTiles)] = tokenTiles;
         for (int j = 0; j < 3; ++j)
           pk.grid[j] = static_cast<uint32_t>(evaluate(
               k.grid[j], values,

@@ -173,17 +173,23 @@ TEST(ExtendManifest, Errors) {
       {edit(text, "[\"max_tokens\", \"1\", \"1\"],\n     \"registers\": 40",
             "[\"query_tiles\", \"1\", \"1\"],\n     \"registers\": 40"),
        "'kernels[0].grid[0]' of kernel 'store_bf16' uses \"query_tiles\""},
+      // So does token_tiles.
+      {edit(text, "[\"max_tokens\", \"1\", \"1\"],\n     \"registers\": 40",
+            "[\"token_tiles\", \"1\", \"1\"],\n     \"registers\": 40"),
+       "'kernels[0].grid[0]' of kernel 'store_bf16' uses \"token_tiles\" "
+       "(ceil(max_tokens / tile_tokens)), but 'kernels[0].tile_tokens' is "
+       "missing"},
       // Names that are not grid names are still refused.
       {edit(text, "[\"query_tiles\", \"num_kv_heads\", \"1\"]",
             "[\"query_tile\", \"num_kv_heads\", \"1\"]"),
        "'kernels[4].grid[0]': unknown name \"query_tile\" in \"query_tile\" (a "
        "grid extent may use max_batch, max_tokens, num_q_heads, num_kv_heads, "
-       "head_groups, splits, query_tiles and integer literals"},
+       "head_groups, splits, query_tiles, token_tiles and integer literals"},
       {edit(text, "[\"query_tiles\", \"num_kv_heads\", \"1\"]",
             "[\"query_tiles\", \"num_kv_heads\", \"splits\"]"),
        "'kernels[4].grid[2]' uses \"splits\", a plan's value; an extend kernel "
        "has no plan (its extents may use max_batch, max_tokens, num_q_heads, "
-       "num_kv_heads, query_tiles and integer literals)"},
+       "num_kv_heads, query_tiles, token_tiles and integer literals)"},
       // The kernels' own fields.
       {edit(text, "\"symbol\": \"tq_extend_bf16\", \"plan\": null",
             "\"symbol\": \"tq_extend_bf16\", \"plan\": 0"),
@@ -335,6 +341,26 @@ TEST(ExtendPlan, QueryTilesInProductsAndLimits) {
   EXPECT_STATUS(tqrt_plan_create(big.bundle, 65535, INT32_MAX, &p),
                 TQRT_INVALID_ARGUMENT);
   EXPECT_ERROR_HAS("grid[0] = \"1073741824*query_tiles*query_tiles\" exceeds");
+}
+
+TEST(ExtendPlan, TokenTilesCountTheKernelsTilesOfMaxTokens) {
+  // token_tiles = ceil(max_tokens / tile_tokens), with the kernel's own
+  // tile_tokens (4 for this store kernel, 16 for the extend kernel).
+  std::string text =
+      edit(extendManifest(), "[\"max_tokens\", \"1\", \"1\"],\n     \"registers\": 40",
+           "[\"token_tiles\", \"1\", \"1\"], \"tile_tokens\": 4,\n     "
+           "\"registers\": 40");
+  Loaded l;
+  ASSERT_EQ(loadText(text, &l.bundle), TQRT_OK) << tqrt_last_error();
+  ASSERT_EQ(tqrt_plan_create(l.bundle, 4, 101, &l.plan), TQRT_OK)
+      << tqrt_last_error();
+  tqrt_launch_dims d;
+  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_STORE, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.grid[0], 26u); // ceil(101 / 4)
+  ASSERT_EQ(tqrt_plan_get_launch(l.plan, TQRT_KERNEL_EXTEND, TQRT_DTYPE_BF16, &d),
+            TQRT_OK);
+  EXPECT_EQ(d.grid[0], 11u); // query_tiles: ceil(101 / 16) + 4
 }
 
 // ---- Launch --------------------------------------------------------------

@@ -533,7 +533,8 @@ TEST(Manifest, GridFormulas) {
   EXPECT_ERROR_HAS("'kernels[2].grid[1]': unknown name \"max_seq_len\" in "
                    "\"max_seq_len\" (a grid extent may use max_batch, "
                    "max_tokens, num_q_heads, num_kv_heads, head_groups, "
-                   "splits, query_tiles and integer literals; never a "
+                   "splits, query_tiles, token_tiles and integer literals; "
+                   "never a "
                    "sequence length)");
   EXPECT_STATUS(loadText(edit(text, "[\"max_tokens\", \"1\", \"1\"]",
                               "[\"max_tokens\", \"0\", \"1\"]"),

@@ -151,7 +151,7 @@ func.func private @f() attributes {l = #tq.launch<block_n = 64, splits = 1, warp
 
 // -----
 
-// expected-error @+1 {{grid factor 'batch' is unknown; accepted: max_batch, max_tokens, num_kv_heads, num_q_heads, head_groups, splits, query_tiles, seq_len, max_seq_len, num_tokens, or an integer}}
+// expected-error @+1 {{grid factor 'batch' is unknown; accepted: max_batch, max_tokens, num_kv_heads, num_q_heads, head_groups, splits, query_tiles, token_tiles, seq_len, max_seq_len, num_tokens, or an integer}}
 func.func private @f() attributes {l = #tq.launch<block_n = 64, splits = 1, warps = 4, heads_per_cta = 1, grid = ["batch * 2"]>}
 
 // -----

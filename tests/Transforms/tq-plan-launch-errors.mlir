@@ -3,7 +3,7 @@
 // The fixed-grid rule: a grid that grows with the sequence length would need
 // a new CUDA graph at every step.
 module attributes {tq.spec = {num_q_heads = 32 : i64, num_kv_heads = 8 : i64}} {
-  // expected-error @+1 {{'tq.kernel' op @decode: grid extent 2 'splits*seq_len' depends on sequence lengths ('seq_len'); a CUDA graph captured once must serve every length, so grids may only use max_batch, max_tokens, num_q_heads, num_kv_heads, head_groups, splits, query_tiles and integers}}
+  // expected-error @+1 {{'tq.kernel' op @decode: grid extent 2 'splits*seq_len' depends on sequence lengths ('seq_len'); a CUDA graph captured once must serve every length, so grids may only use max_batch, max_tokens, num_q_heads, num_kv_heads, head_groups, splits, query_tiles, token_tiles and integers}}
   tq.kernel @decode decode launch #tq.launch<block_n = 64, splits = 8, warps = 4, heads_per_cta = 4, grid = ["num_kv_heads", "max_batch", "splits*seq_len"]> {
   ^bb0(%q: vector<16xf32>):
     %n, %u = tq.normalize %q : vector<16xf32>
