@@ -684,20 +684,24 @@ void readKernels(const Reader &r, const Value &root, Manifest &m,
                                   "token_tiles and integer literals)");
       // query_tiles and token_tiles are the kernel's own: they need the
       // kernel's tile_tokens.
-      for (GridName n : d.grid[j].names) {
-        if (n == GridName::QueryTiles && d.tileTokens == 0)
-          r.inconsistent(g, "'" + gp + "' of kernel '" + d.name +
-                                "' uses \"query_tiles\" (ceil(max_tokens / "
-                                "tile_tokens) + max_batch), but '" + path +
-                                ".tile_tokens' is missing (a positive "
-                                "integer: chunk tokens per query tile)");
-        if (n == GridName::TokenTiles && d.tileTokens == 0)
-          r.inconsistent(g, "'" + gp + "' of kernel '" + d.name +
-                                "' uses \"token_tiles\" (ceil(max_tokens / "
-                                "tile_tokens)), but '" + path +
-                                ".tile_tokens' is missing (a positive "
-                                "integer: tokens per CTA)");
-      }
+      struct Tiled {
+        GridName name;
+        const char *formula, *tile;
+      };
+      static const Tiled kTiled[] = {
+          {GridName::QueryTiles, "ceil(max_tokens / tile_tokens) + max_batch",
+           "chunk tokens per query tile"},
+          {GridName::TokenTiles, "ceil(max_tokens / tile_tokens)",
+           "tokens per CTA"}};
+      for (GridName n : d.grid[j].names)
+        for (const Tiled &t : kTiled)
+          if (n == t.name && d.tileTokens == 0)
+            r.inconsistent(g, "'" + gp + "' of kernel '" + d.name +
+                                  "' uses \"" +
+                                  kGridNames[static_cast<int>(n)] + "\" (" +
+                                  t.formula + "), but '" + path +
+                                  ".tile_tokens' is missing (a positive "
+                                  "integer: " + t.tile + ")");
     }
 
     const int index = static_cast<int>(m.kernels.size());
