@@ -287,7 +287,6 @@ TQ_INLINE U *workspaceAt(const tq_decode_args &a, long long offset) {
                                      offset);
 }
 
-
 /* Token range [tokBegin, tokEnd) of split `split` of S used splits: whole
  * kBlockN tiles, split in equal shares. */
 template <class Spec>
@@ -465,8 +464,8 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   constexpr int S = Spec::kSplits, kPerLane = (S + kWarpSize - 1) / kWarpSize;
   TQ_SHARED float sW[HPC][S];
   TQ_SHARED float sInvW[HPC];
-  // The row and heads from the block indices again, not carried
-  // through the main loop in registers (ptxas keeps what is live across it).
+  // The row and heads from the block indices again, not carried through the
+  // main loop in registers (ptxas keeps what is live across it).
   const int b = blockIndexY(), qh0 = blockIndexX() * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
@@ -574,10 +573,9 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   constexpr int D = P::D, E = P::E, HPC = P::HPC, NW = P::NW;
   constexpr int kSplits = P::kSplits;
   // The CTA's row, heads and split again from the block indices (and the
-  // split count from seq_lens, an L2 hit by now) rather than values
-  // the caller would keep in registers across its main loop: the decode
-  // runs at ptxas's 128-register budget, and the epilogue must not push it
-  // over.
+  // split count from seq_lens, an L2 hit by now) rather than values the
+  // caller would keep in registers across its main loop: the decode runs at
+  // ptxas's 128-register budget, and the epilogue must not push it over.
   const int b = blockIndexY(), split = blockIndexZ();
   const int qh0 = blockIndexX() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);

@@ -662,12 +662,11 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
                 "TQ_TC_REQUIRE_RING: this plan does not take the ring");
 
   // Ring plans load the queries first (decode.h, QueryBits): the CTA's row
-  // and heads come from the block indices, and decode() has
-  // already returned for a row beyond the batch. The others load them where
-  // they are used: held across the split work and the page table they
-  // pushed two plans into spills (k3v3 at head_dim 256 and bf16 at 64,
-  // sm_90; the toolchain tier), and those plans are not the fast path
-  // anyway.
+  // and heads come from the block indices, and decode() has already
+  // returned for a row beyond the batch. The others load them where they
+  // are used: held across the split work and the page table they pushed
+  // two plans into spills (k3v3 at head_dim 256 and bf16 at 64, sm_90; the
+  // toolchain tier), and those plans are not the fast path anyway.
   QueryBits<Spec> qbits;
   if constexpr (Pl::kRing)
     loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);

@@ -106,18 +106,24 @@ template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
   groupFwht<D, kWarpSize>(x);
 }
 
-/* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity), the vector
- * on a group of G lanes. */
-template <int D, int ROUNDS, int G, class R>
-TQ_INLINE void groupRotate(R (&x)[D / G], const uint32_t *signs) {
+/* Rounds FIRST .. ROUNDS - 1 of R·x, the vector on a group of G lanes (the
+ * store runs round 0 on tensor cores, rotate_mma.h, and the rest here). */
+template <int D, int FIRST, int ROUNDS, int G, class R>
+TQ_INLINE void groupRotateRounds(R (&x)[D / G], const uint32_t *signs) {
   constexpr int W = D / kWarpSize; // mask words per sign vector
   const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
-  for (int r = 0; r < ROUNDS; ++r) {
+  for (int r = FIRST; r < ROUNDS; ++r) {
     applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
     groupFwht<D, G>(x);
     applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
   }
+}
+/* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity), the vector
+ * on a group of G lanes. */
+template <int D, int ROUNDS, int G, class R>
+TQ_INLINE void groupRotate(R (&x)[D / G], const uint32_t *signs) {
+  groupRotateRounds<D, 0, ROUNDS, G>(x, signs);
 }
 template <int D, int ROUNDS, class R>
 TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], const uint32_t *signs) {

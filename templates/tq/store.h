@@ -509,21 +509,13 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
   float n;  // the vector's norm
   if constexpr (kQuadMma<Spec, G>) {
     quadHadamardMma<D, DType<T>::kIsBf16>(w, pairMasks, y);
-    const uint32_t d2 = laneSignBits<D, G>(signs + W, gl);
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      y[i] = bitsToFloat(floatToBits(y[i]) ^ (((d2 >> i) & 1u) << 31));
+    applySigns(y, laneSignBits<D, G>(signs + W, gl)); // round 0's D2
     constexpr float kScale = float(hadamardScale(D));
     if constexpr (Info::kRounds > 1) { // later rounds: rotate.h, normalized
       TQ_UNROLL
       for (int i = 0; i < E; ++i)
         y[i] *= kScale;
-      TQ_UNROLL
-      for (int r = 1; r < Info::kRounds; ++r) {
-        applySigns(y, laneSignBits<D, G>(signs + (2 * r) * W, gl));
-        groupFwht<D, G>(y);
-        applySigns(y, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
-      }
+      groupRotateRounds<D, 1, Info::kRounds, G>(y, signs);
     }
     float sq = 0.f;
     TQ_UNROLL
@@ -532,12 +524,11 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
     yn = sqrtF(groupSum<G>(sq));
     n = Info::kRounds > 1 ? yn : yn * kScale;
   } else {
+    floatsOfWords<T, E>(w, y);
     float sq = 0.f;
     TQ_UNROLL
-    for (int i = 0; i < E; ++i) {
-      y[i] = DType<T>::toFloat((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
-      sq = fmaf(y[i], y[i], sq); // loop-fused floatsOfWords
-    }
+    for (int i = 0; i < E; ++i)
+      sq = fmaf(y[i], y[i], sq);
     n = sqrtF(groupSum<G>(sq));
     yn = n;
     groupRotate<D, Info::kRounds, G>(y, signs);
