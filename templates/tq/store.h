@@ -14,7 +14,7 @@
  * of the code row (writeCodes); uniform codes take an exact rounded
  * quotient without a division or a conversion-unit op (roundHalfUpCode).
  * k3v4 on sm_90: 1464 SASS instructions per lane of an 8-lane group (16 + 16
- * coordinates per lane) -> 2160 per lane of a 4-lane group (32 + 32), of
+ * coordinates per lane) -> 2136 per lane of a 4-lane group (32 + 32), of
  * which ~1700 on the usual path (the rest: unaligned-load, division and
  * clamped fallbacks):
  * the 16K-token chunk 52.2 -> 43.3 us, a 32-token step 4.09 -> 3.89 us on
