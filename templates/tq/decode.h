@@ -291,9 +291,6 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
 #ifndef TQ_HEAD_SPLIT
 #define TQ_HEAD_SPLIT 1
 #endif
-#ifndef TQ_HEAD_SPLIT_HALF_MAJOR
-#define TQ_HEAD_SPLIT_HALF_MAJOR 0
-#endif
 #ifndef TQ_HEAD_SPLIT_MAX_TOKENS
 #define TQ_HEAD_SPLIT_MAX_TOKENS 2048
 #endif
@@ -333,8 +330,7 @@ template <class Spec, bool HS>
 TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
   int cap = splitCap<Spec>(a.batch);
   if constexpr (headSplitCapable<Spec, HS>())
-    cap = maxInt(cap, TQ_HEAD_SPLIT_HALF_MAJOR ? Spec::kSplits
-                                               : 2 * halfSplitCap<Spec>(a.batch));
+    cap = maxInt(cap, 2 * halfSplitCap<Spec>(a.batch));
   return blockIndexY() < a.batch && int(blockIndexZ()) < cap;
 }
 
@@ -382,15 +378,9 @@ TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
   w.hBegin = 0, w.hEnd = Spec::kHeadsPerCta;
   if (headSplitUsed<Spec, HS>(L, a.batch)) {
     constexpr int kHalf = Spec::kHeadsPerCta / 2;
-#if TQ_HEAD_SPLIT_HALF_MAJOR // experiment: half = z / (kSplits / 2)
-    constexpr int kHalfSplits = Spec::kSplits / 2;
-    w.split = z % kHalfSplits;
-    w.hBegin = (z / kHalfSplits) * kHalf, w.hEnd = w.hBegin + kHalf;
-#else
     w.split = z >> 1;
-    w.hBegin = (z & 1) * kHalf, w.hEnd = w.hBegin + kHalf;
-#endif
     w.nSplits = halfSplitsUsed<Spec>(L, a.batch);
+    w.hBegin = (z & 1) * kHalf, w.hEnd = w.hBegin + kHalf;
   } else {
     w.split = z;
     w.nSplits = splitsUsed<Spec>(L, a.batch);
