@@ -247,18 +247,13 @@ TQ_INLINE float mergeWeight(float m, float M) {
  * a row agrees, and the grid does not depend on either. splitCap(batch, w)
  * is the batch's cap at w warps per SM. */
 template <class Spec>
-TQ_INLINE int splitCapOf(int batch, int headGroups, int maxSplits,
-                         int warpsPerSm) {
-  const int fillCtas = Spec::kSmCount * maxInt(1, warpsPerSm / Spec::kWarps);
-  const int s = fillCtas / (headGroups * (batch < 1 ? 1 : batch));
-  return s < 1 ? 1 : (s > maxSplits ? maxSplits : s);
-}
-template <class Spec>
 TQ_INLINE int splitCap(int batch, int warpsPerSm = TQ_SPLIT_WARPS_PER_SM) {
   if constexpr (Spec::kSplits == 1)
     return 1;
   constexpr int kHeadGroups = Spec::kNumQHeads / Spec::kHeadsPerCta;
-  return splitCapOf<Spec>(batch, kHeadGroups, Spec::kSplits, warpsPerSm);
+  const int fillCtas = Spec::kSmCount * maxInt(1, warpsPerSm / Spec::kWarps);
+  const int s = fillCtas / (kHeadGroups * (batch < 1 ? 1 : batch));
+  return s < 1 ? 1 : (s > Spec::kSplits ? Spec::kSplits : s);
 }
 template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
   if constexpr (Spec::kSplits == 1)
@@ -271,67 +266,14 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
   return maxInt(1, maxInt(idle, deep));
 }
 
-/* Run-time head split. A plan whose CTA takes a whole GQA group (HPC
- * heads, HPC even) may run a short sequence as two half-groups instead:
- * split index z of the grid becomes (half z & 1, split z >> 1), so each
- * half-group gets up to kSplits / 2 splits of its own, with its own
- * partials, ticket and merge. The key and value tiles are then read by two
- * CTAs, but at the same time (the second reads mostly hit L2), and where
- * the whole-group CTAs would leave SMs idle (a short sequence cannot be
- * split further: TQ_SPLIT_MIN_TOKENS) the half-groups fill them. Measured
- * as the 2-heads-per-CTA plans of the exhaustive tuner grids (H200, k3v4,
- * bench/results/2026-12-01-session12-h200): B=1, L=1K 8.5 -> 7.4 us, B=8,
- * L=1K 10.6 -> 10.0 us, while those plans lose 10-30 % at long contexts,
- * where a whole-group plan keeps its CTAs. The policy (headSplitUsed): the
- * sequence is at most TQ_HEAD_SPLIT_MAX_TOKENS long and its whole-group
- * CTAs (groups x batch x splitsUsed) would not fill the SMs once; the
- * halves then take splits only while they fill idle SMs (never the deep
- * splits of splitsUsed: each adds a merge). TQ_HEAD_SPLIT=0 (a developer
- * knob, for A/B runs) turns it off. */
-#ifndef TQ_HEAD_SPLIT
-#define TQ_HEAD_SPLIT 1
-#endif
-#ifndef TQ_HEAD_SPLIT_MAX_TOKENS
-#define TQ_HEAD_SPLIT_MAX_TOKENS 2048
-#endif
-/* HS: the kernel path supports the split (the tensor-core path). */
-template <class Spec, bool HS> constexpr bool headSplitCapable() {
-  return HS && TQ_HEAD_SPLIT && Spec::kSplits >= 2 &&
-         Spec::kHeadsPerCta % 2 == 0 &&
-         Spec::kHeadsPerCta == Spec::kNumQHeads / Spec::kNumKVHeads;
-}
-/* Splits of each half-group: those that fill idle SMs, at most kSplits / 2. */
-template <class Spec> TQ_INLINE int halfSplitCap(int batch) {
-  constexpr int kHalfGroups = 2 * Spec::kNumQHeads / Spec::kHeadsPerCta;
-  return splitCapOf<Spec>(batch, kHalfGroups, Spec::kSplits / 2,
-                          TQ_SPLIT_IDLE_WARPS_PER_SM);
-}
-template <class Spec> TQ_INLINE int halfSplitsUsed(int L, int batch) {
-  return maxInt(1, minInt(halfSplitCap<Spec>(batch),
-                          (L + TQ_SPLIT_MIN_TOKENS - 1) / TQ_SPLIT_MIN_TOKENS));
-}
-template <class Spec, bool HS> TQ_INLINE bool headSplitUsed(int L, int batch) {
-  if constexpr (!headSplitCapable<Spec, HS>())
-    return false;
-  constexpr int kHeadGroups = Spec::kNumQHeads / Spec::kHeadsPerCta;
-  return L <= TQ_HEAD_SPLIT_MAX_TOKENS &&
-         kHeadGroups * maxInt(batch, 1) * splitsUsed<Spec>(L, batch) <
-             Spec::kSmCount;
-}
-
 /* Whether this CTA can have work, from the launch arguments alone (no
- * seq_lens): its row is below `batch` and its split below the batch's cap
- * (or, where the heads may split, below twice the halves' cap).
+ * seq_lens): its row is below `batch` and its split below the batch's cap.
  * The others return before waiting for the previous kernel (programmatic
  * launch), so a plan with many splits costs a large batch nothing for the
  * splits it never uses: they would otherwise hold their SM slot until the
  * previous kernel ends. */
-template <class Spec, bool HS>
-TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
-  int cap = splitCap<Spec>(a.batch);
-  if constexpr (headSplitCapable<Spec, HS>())
-    cap = maxInt(cap, 2 * halfSplitCap<Spec>(a.batch));
-  return blockIndexY() < a.batch && int(blockIndexZ()) < cap;
+template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
+  return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
 }
 
 /* The state of a diagnostic knob (TQ_DEBUG_CTA_TRACE): the workspace
@@ -360,31 +302,21 @@ TQ_INLINE void splitRange(int L, int split, int S, int &tokBegin,
 
 /* What one decode CTA works on (fixed grid: the range comes from seq_lens,
  * read on the device): its sequence row and split (from its block index),
- * how many splits the row uses, the split's tokens [tokBegin, tokEnd) and
- * the CTA's heads it owns, [hBegin, hEnd) of its HPC (all of them, or one
- * half under a run-time head split). False when the CTA has nothing to do:
- * a row beyond `batch`, or a split the row does not use.
+ * how many splits the row uses and the split's tokens
+ * [tokBegin, tokEnd). False when the CTA has nothing to do: a row beyond
+ * `batch`, or a split the row does not use.
  * Uniform over the CTA, so callers return before any barrier. */
 struct SplitWork {
-  int b, split, nSplits, tokBegin, tokEnd, hBegin, hEnd;
+  int b, split, nSplits, tokBegin, tokEnd;
 };
-template <class Spec, bool HS>
+template <class Spec>
 TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
   w.b = blockIndexY();
   if (w.b >= a.batch)
     return false;
-  const int z = blockIndexZ();
+  w.split = blockIndexZ();
   const int L = a.seq_lens[w.b];
-  w.hBegin = 0, w.hEnd = Spec::kHeadsPerCta;
-  if (headSplitUsed<Spec, HS>(L, a.batch)) {
-    constexpr int kHalf = Spec::kHeadsPerCta / 2;
-    w.split = z >> 1;
-    w.nSplits = halfSplitsUsed<Spec>(L, a.batch);
-    w.hBegin = (z & 1) * kHalf, w.hEnd = w.hBegin + kHalf;
-  } else {
-    w.split = z;
-    w.nSplits = splitsUsed<Spec>(L, a.batch);
-  }
+  w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
     return false;
   splitRange<Spec>(L, w.split, w.nSplits, w.tokBegin, w.tokEnd);
@@ -413,19 +345,6 @@ TQ_INLINE void loadQueryBits(const tq_decode_args &a, int b, int qh0,
     if (h < HPC)
       loadRowBits<E>(query + (qh0 + h) * a.query_stride_head + lane * E,
                      q.w[r]);
-  }
-}
-
-/* Zeroes the query bits of the CTA's heads outside [hBegin, hEnd) (the
- * other half-group under a run-time head split). */
-template <class Spec>
-TQ_INLINE void maskQueryBits(QueryBits<Spec> &q, int hBegin, int hEnd) {
-  const int warp = warpIndex();
-  TQ_UNROLL
-  for (int r = 0; r < QueryBits<Spec>::kRows; ++r) {
-    const int h = warp + r * Spec::kWarps;
-    if (h < hBegin || h >= hEnd)
-      q.w[r][0] = q.w[r][1] = q.w[r][2] = q.w[r][3] = 0u;
   }
 }
 
@@ -537,8 +456,8 @@ template <class Spec> struct Workspace {
  * lane), so the merge adds nothing to the main loop's register budget.
  * sOut is the CTA's reduction buffer, free by now. Loads go through L2 (other CTAs wrote them). */
 template <class Spec, class T>
-TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits, int hBegin,
-                           int hEnd, float (*sOut)[Spec::kHeadDim]) {
+TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
+                           float (*sOut)[Spec::kHeadDim]) {
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
   constexpr int HPC = Spec::kHeadsPerCta, NW = Spec::kWarps;
@@ -550,7 +469,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits, int hBegin,
   const int b = blockIndexY(), qh0 = blockIndexX() * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
-  for (int h = hBegin + warp; h < hEnd; h += NW) {
+  for (int h = warp; h < HPC; h += NW) {
     const float *ml = Workspace<Spec>::ml(a, b, qh0 + h);
     float m[kPerLane], l[kPerLane];
     float M = negInf();
@@ -593,9 +512,8 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits, int hBegin,
   int colHead[kCols];
   float sum[kCols];
   TQ_UNROLL
-  // Columns of the owned heads only: [hBegin·D, hEnd·D).
   for (int c = 0; c < kCols; ++c) {
-    const int idx = minInt(hBegin * D + tid + c * kThreads, hEnd * D - 1);
+    const int idx = minInt(tid + c * kThreads, HPC * D - 1);
     colHead[c] = idx / D;
     col[c] = Workspace<Spec>::partial(a, b, qh0 + idx / D) + idx % D;
     sum[c] = 0.f;
@@ -619,13 +537,13 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits, int hBegin,
   }
   TQ_UNROLL
   for (int c = 0; c < kCols; ++c) {
-    const int idx = hBegin * D + tid + c * kThreads;
-    if (idx < hEnd * D)
+    const int idx = tid + c * kThreads;
+    if (idx < HPC * D)
       sOut[idx / D][idx % D] = sum[c] * sInvW[idx / D];
   }
   barrier();
   TQ_NO_UNROLL
-  for (int h = hBegin + warp; h < hEnd; h += NW) {
+  for (int h = warp; h < HPC; h += NW) {
     float o[E];
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
@@ -646,7 +564,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits, int hBegin,
  * (mergeSplits) and writes the output, so a split decode is one kernel.
  * Warp w finishes heads w, w + NW, ... (h stays a compile-time index so the
  * per-head registers never need local memory). */
-template <class Spec, class T, bool HS>
+template <class Spec, class T>
 TQ_INLINE void finishHeads(const tq_decode_args &a,
                            float (*sRed)[Spec::kHeadDim],
                            const float (*sMl)[Spec::kHeadsPerCta][3]) {
@@ -658,15 +576,14 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // split count from seq_lens, an L2 hit by now) rather than values the
   // caller would keep in registers across its main loop: the decode runs at
   // ptxas's 128-register budget, and the epilogue must not push it over.
-  SplitWork w;
-  splitWork<Spec, HS>(a, w); // true: the CTA got here
-  const int b = w.b, split = w.split, nSplits = w.nSplits;
+  const int b = blockIndexY(), split = blockIndexZ();
   const int qh0 = blockIndexX() * HPC;
+  const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
   TQ_UNROLL
   for (int h = 0; h < HPC; ++h) {
-    if (h % NW != warp || h < w.hBegin || h >= w.hEnd)
+    if (h % NW != warp)
       continue;
     float Mh, Lh, Bh;
     mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
@@ -702,7 +619,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
     TQ_SHARED uint32_t sLast, sSplits;
     if (threadIndex() == 0) {
       fenceDevice();
-      uint32_t *ticket = Workspace<Spec>::ticket(a, b, qh0 + w.hBegin);
+      uint32_t *ticket = Workspace<Spec>::ticket(a, b, qh0);
       const uint32_t done = atomicAddGlobal(ticket, 1u);
       if (done >= uint32_t(nSplits))
         trap(); // garbage in a workspace that was never zeroed (abi.h)
@@ -720,7 +637,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
     if (sLast == 0u)
       return;
     // sRed's normalized rows went to the partials above: free for the merge.
-    mergeSplits<Spec, T>(a, int(sSplits), w.hBegin, w.hEnd, sRed);
+    mergeSplits<Spec, T>(a, int(sSplits), sRed);
   }
 }
 
@@ -735,8 +652,8 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
   constexpr int NW = P::NW, HPC = P::HPC, G = P::G;
   constexpr bool kQjl = KInfo::kQjl;
 
-  SplitWork w; // the scalar path keeps its heads together (no head split)
-  if (!splitWork<Spec, false>(a, w)) // uniform over the CTA, before any barrier
+  SplitWork w;
+  if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
@@ -910,7 +827,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     }
     barrier();
   }
-  finishHeads<Spec, T, false>(a, sRed, sMl);
+  finishHeads<Spec, T>(a, sRed, sMl);
 }
 
 } // namespace decode_detail
@@ -985,7 +902,7 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // path (bench/cta_trace.py).
   CtaTrace trace(a);
 #endif
-  if (!decode_detail::ctaMayWork<Spec, tc::TcPlan<Spec>::kEnabled>(a))
+  if (!decode_detail::ctaMayWork<Spec>(a))
     return;
   waitForPrimaryGrid();
 #if TQ_DEBUG_CTA_TRACE

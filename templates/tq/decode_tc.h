@@ -671,7 +671,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   if constexpr (Pl::kRing)
     loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
   SplitWork w;
-  if (!splitWork<Spec, true>(a, w)) // uniform over the CTA, before any barrier
+  if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
   if constexpr (TQ_TRIGGER_WITH_WORK)
     allowDependentLaunch(); // decode.h: only CTAs with work trigger
@@ -805,12 +805,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     else
       fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
   }
-  // Under a run-time head split the other half's heads get zero queries:
-  // their columns of the mma are computed and never written.
-  if constexpr (!Pl::kRing)
-    loadQueryBits<Spec, T>(a, b, qh0, qbits);
-  maskQueryBits<Spec>(qbits, w.hBegin, w.hEnd);
-  loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
+  if constexpr (Pl::kRing)
+    loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
+  else
+    loadQueries<Spec, T>(a, b, qh0, sQ, nullptr, sAmax);
   barrier();
 
   // B fragment of Q^T for k step kc: b0 = coordinates t·D/4 + 4kc + {0, 1}
@@ -1186,7 +1184,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
       barrier();
     }
   }
-  finishHeads<Spec, T, true>(a, sRed, sMl);
+  finishHeads<Spec, T>(a, sRed, sMl);
 }
 
 } // namespace tc

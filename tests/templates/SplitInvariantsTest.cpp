@@ -33,7 +33,7 @@ template <int BlockN, int Splits, int Warps = 4, int HeadsPerCta = 4>
 struct Plan {
   static constexpr int kBlockN = BlockN, kSplits = Splits, kWarps = Warps,
                        kHeadsPerCta = HeadsPerCta, kNumQHeads = 32,
-                       kNumKVHeads = 8, kSmCount = 132;
+                       kSmCount = 132;
 };
 
 struct Stats {
@@ -137,77 +137,6 @@ TEST(SplitInvariants, SplitCountCappedByLengthAndBatch) {
       EXPECT_LE(dd::splitsUsed<W8>(L, batch), dd::splitCap<W8>(batch));
   // A one-split plan never splits.
   EXPECT_EQ((dd::splitsUsed<Plan<64, 1, 8, 4>>(1 << 20, 1)), 1);
-}
-
-// The run-time head split (decode.h headSplitUsed): where it applies, the
-// CTAs of a row still give every query head of the group each token exactly
-// once, with one split count per head (the merge's ticket count), and every
-// CTA with work passes ctaMayWork (the CTAs that fail it return before the
-// wait, so a CTA it drops would lose its work).
-template <class P> void checkHeadSplit(int batch, int L, int &splitRows) {
-  namespace dd = tq::decode_detail;
-  const int32_t lens[1] = {L};
-  tq_decode_args a{};
-  a.seq_lens = lens;
-  a.batch = batch;
-  emu::State &st = emu::S();
-  st.bx = 0, st.by = 0;
-  std::vector<int> next(P::kHeadsPerCta, 0), splits(P::kHeadsPerCta, -1);
-  std::vector<int> covered(P::kHeadsPerCta, 0);
-  bool halves = false;
-  for (int z = 0; z < P::kSplits; ++z) {
-    st.bz = z;
-    tq::decode_detail::SplitWork w;
-    if (!dd::splitWork<P, true>(a, w))
-      continue;
-    ASSERT_TRUE((dd::ctaMayWork<P, true>(a))) << "z " << z << ", L " << L;
-    halves |= w.hEnd - w.hBegin < P::kHeadsPerCta;
-    for (int h = w.hBegin; h < w.hEnd; ++h) {
-      if (splits[h] < 0)
-        splits[h] = w.nSplits;
-      ASSERT_EQ(splits[h], w.nSplits) << "head " << h << ", L " << L;
-      if (w.tokBegin >= w.tokEnd)
-        continue; // an empty split past the end
-      ASSERT_EQ(w.tokBegin, next[h]) << "head " << h << ", z " << z << ", L "
-                                     << L << ", batch " << batch;
-      next[h] = w.tokEnd;
-      ++covered[h];
-    }
-  }
-  for (int h = 0; h < P::kHeadsPerCta; ++h) {
-    ASSERT_EQ(next[h], L) << "head " << h << ", L " << L << ", batch "
-                          << batch;
-    ASSERT_GE(splits[h], 1) << "head " << h << " has no CTA, L " << L;
-  }
-  splitRows += halves;
-}
-
-TEST(SplitInvariants, HeadSplitCoversEveryHeadAndToken) {
-  namespace dd = tq::decode_detail;
-  using W8 = Plan<64, 32, 8, 4>; // the whole GQA group (32 / 8) per CTA
-  int splitRows = 0;
-  for (int batch : {1, 2, 8, 17, 64})
-    for (int L = 1; L <= 5000; L += 7)
-      checkHeadSplit<W8>(batch, L, splitRows);
-  for (int batch : {1, 8})
-    for (int L = 1; L <= 3000; L += 13)
-      checkHeadSplit<Plan<32, 4, 4, 4>>(batch, L, splitRows);
-  EXPECT_GT(splitRows, 0);
-  // Where it applies: B=1, 1K tokens (8 groups x 8 splits = 64 CTAs on 132
-  // SMs) runs as 16 half-groups of 8 splits; B=8 at 1K (128 CTAs) as one
-  // split per half; never past TQ_HEAD_SPLIT_MAX_TOKENS, nor where the
-  // whole groups fill the SMs (B=32), nor for a plan of half-groups.
-  if (TQ_HEAD_SPLIT) {
-    EXPECT_TRUE((dd::headSplitUsed<W8, true>(1024, 1)));
-    EXPECT_EQ(dd::halfSplitsUsed<W8>(1024, 1), 8);
-    EXPECT_TRUE((dd::headSplitUsed<W8, true>(1024, 8)));
-    EXPECT_EQ(dd::halfSplitsUsed<W8>(1024, 8), 1);
-  }
-  EXPECT_FALSE((dd::headSplitUsed<W8, true>(8192, 1)));
-  EXPECT_FALSE((dd::headSplitUsed<W8, true>(1024, 32)));
-  EXPECT_FALSE((dd::headSplitUsed<W8, false>(1024, 1))); // the scalar path
-  EXPECT_FALSE((dd::headSplitUsed<Plan<64, 32, 8, 2>, true>(1024, 1)));
-  EXPECT_FALSE((dd::headSplitUsed<Plan<64, 1, 8, 4>, true>(1024, 1)));
 }
 
 } // namespace
