@@ -15,11 +15,14 @@ CtaTrace; plans of one split have no workspace and record nothing). The
 workspace each launch gets is --offset bytes plus the records. `run`
 captures --launches decodes back to back in one graph (as decode_bench.py
 times them), each with its own workspace, replays it once and prints one
-line per CTA ("TQTRACE launch x y z smid entry waited exit", globaltimer
-ns). `analyze` prints, per launch, when its CTAs entered, passed the wait
+line per CTA ("TQTRACE launch x y z smid entry waited exit m0 m1 m2",
+globaltimer ns; the marks: the prologue's barrier, every warp past the main
+loop, the merge ticket drawn; 0 where not passed). `analyze` prints, per launch, when its CTAs entered, passed the wait
 and exited relative to the launch's first entry, for three kinds of CTA:
 returned before the wait, returned after it without work (exit within
---idle-ns of the wait), and worked; and how the working CTAs shared SMs.
+--idle-ns of the wait), and worked; how the working CTAs shared SMs, and the median length of their phases
+(prologue from the wait, main loop, epilogue to the ticket or the exit,
+merge or return after the ticket).
 """
 import argparse
 import collections
@@ -72,10 +75,10 @@ def run(args):
         t = ws[off // 4:].view(torch.int64).cpu().tolist()
         n = t[0]
         for k in range(n):
-            rec = t[8 * (k + 1):8 * (k + 1) + 5]
+            rec = t[8 * (k + 1):8 * (k + 1) + 8]
             xyz = rec[0]
             print(f"TQTRACE {r} {xyz & 0xffff} {(xyz >> 16) & 0xffff} {xyz >> 32} "
-                  f"{rec[1]} {rec[2]} {rec[3]} {rec[4]}")
+                  + " ".join(str(v) for v in rec[1:]))
     return 0
 
 
@@ -85,9 +88,9 @@ def analyze(args):
         if l.startswith("TQTRACE-PLAN"):
             print(l.strip()[len("TQTRACE-PLAN "):])
         p = l.split()
-        if len(p) == 9 and p[0] == "TQTRACE":
-            v = [int(x) for x in p[1:]]
-            launches[v[0]].append(tuple(v[1:]))
+        if len(p) in (9, 12) and p[0] == "TQTRACE": # 12: with phase marks
+            v = [int(x) for x in p[1:]] + [0, 0, 0]
+            launches[v[0]].append(tuple(v[1:11]))
     if not launches:
         print(f"{args.trace}: no TQTRACE lines (a bundle built without "
               "TQ_DEBUG_CTA_TRACE, or a plan without a workspace)", file=sys.stderr)
@@ -98,11 +101,18 @@ def analyze(args):
         ls = launches[k]
         t0 = min(r[4] for r in ls)
         kinds = collections.defaultdict(list)
-        for (x, y, z, sm, entry, waited, exit_) in ls:
+        phases = collections.defaultdict(list)
+        for (x, y, z, sm, entry, waited, exit_, m0, m1, m2) in ls:
             kind = ("early" if waited == 0 else
                     "idle" if exit_ - waited <= args.idle_ns else "work")
             kinds[kind].append((entry - t0, (waited - t0) if waited else None,
                                 exit_ - t0, sm, exit_ - (waited or entry)))
+            if kind == "work" and m0 and m1: # the marks (decode.h CtaTrace)
+                phases["prologue"].append(m0 - waited)
+                phases["main loop"].append(m1 - m0)
+                phases["epilogue"].append((m2 or exit_) - m1)
+                if m2:
+                    phases["merge"].append(exit_ - m2)
         end = max(r[6] for r in ls)
         line = (f"launch {k}: {len(ls)} CTAs, span {(end - t0) / 1e3:6.2f} us"
                 + (f", starts {(t0 - prev_end) / 1e3:+6.2f} us after the previous end,"
@@ -120,6 +130,10 @@ def analyze(args):
                      + f"  exit {ex[0]/1e3:6.2f}..{ex[-1]/1e3:6.2f}"
                      + f"  run {run_[0]/1e3:5.2f}..{run_[-1]/1e3:5.2f}"
                        f" (median {statistics.median(run_)/1e3:5.2f})")
+        if phases:
+            line += "\n   working CTAs' phases, median us: " + ", ".join(
+                f"{k} {statistics.median(v) / 1e3:.2f}" for k, v in phases.items())
+            line += " (merge: the CTAs that drew the last ticket wait for it, the rest return)"
         work = kinds.get("work", [])
         if work:
             sms = collections.Counter(w[3] for w in work)

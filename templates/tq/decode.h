@@ -276,6 +276,27 @@ template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
   return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
 }
 
+#ifndef TQ_DEBUG_CTA_TRACE
+#define TQ_DEBUG_CTA_TRACE 0
+#endif
+#if TQ_DEBUG_CTA_TRACE
+/* The CTA trace's phase marks (CtaTrace below): globaltimer when thread 0
+ * passes TQ_TRACE_MARK(i), 0 where it never does. */
+TQ_INLINE unsigned long long *traceMarks() {
+  TQ_SHARED unsigned long long sMarks[3];
+  return sMarks;
+}
+#define TQ_TRACE_MARK(i)                                                       \
+  do {                                                                         \
+    if (threadIndex() == 0)                                                    \
+      ::tq::decode_detail::traceMarks()[i] = globalTimer();                    \
+  } while (0)
+#else
+#define TQ_TRACE_MARK(i)                                                       \
+  do {                                                                         \
+  } while (0)
+#endif
+
 /* The state of a diagnostic knob (TQ_DEBUG_CTA_TRACE): the workspace
  * `offset` bytes in, or nullptr for a plan without a workspace (one split).
  * The workspace must be large enough for it (bench/cta_trace.py). */
@@ -634,6 +655,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
       sSplits = uint32_t(nSplits);
     }
     barrier();
+    TQ_TRACE_MARK(2);
     if (sLast == 0u)
       return;
     // sRed's normalized rows went to the partials above: free for the merge.
@@ -849,20 +871,23 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
 
 namespace tq {
 
-#ifndef TQ_DEBUG_CTA_TRACE
-#define TQ_DEBUG_CTA_TRACE 0
-#endif
 #if TQ_DEBUG_CTA_TRACE
 /* Where and when the CTA ran, in the workspace TQ_DEBUG_CTA_TRACE bytes in
  * (bench/cta_trace.py passes a workspace that large): a record counter, then
- * 64-byte records {x | y << 16 | z << 32, smid, entry, waited, exit}
- * (globaltimer ns; waited 0 for a CTA that returned before the wait), in the
- * order the CTAs finish. Plans without a workspace (one split) record
- * nothing. */
+ * 64-byte records {x | y << 16 | z << 32, smid, entry, waited, exit,
+ * marks 0..2} (globaltimer ns; waited 0 for a CTA that returned before the
+ * wait; a mark 0 where the CTA never passed it: on the tensor-core path 0 =
+ * the prologue's barrier, 1 = every warp past the main loop, 2 = the merge
+ * ticket drawn, split sequences only), in the order the CTAs finish. Plans
+ * without a workspace (one split) record nothing. */
 struct CtaTrace {
   const tq_decode_args &a;
   unsigned long long entry = globalTimer(), waited = 0;
-  explicit CtaTrace(const tq_decode_args &args) : a(args) {}
+  explicit CtaTrace(const tq_decode_args &args) : a(args) {
+    if (threadIndex() == 0) // the same thread writes and reads them
+      for (int i = 0; i < 3; ++i)
+        decode_detail::traceMarks()[i] = 0;
+  }
   ~CtaTrace() {
     auto *base = decode_detail::workspaceAt<unsigned long long>(
         a, TQ_DEBUG_CTA_TRACE);
@@ -877,6 +902,8 @@ struct CtaTrace {
     r[2] = entry;
     r[3] = waited;
     r[4] = globalTimer();
+    for (int i = 0; i < 3; ++i)
+      r[5 + i] = decode_detail::traceMarks()[i];
   }
 };
 #endif

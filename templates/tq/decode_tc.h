@@ -810,6 +810,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   else
     loadQueries<Spec, T>(a, b, qh0, sQ, nullptr, sAmax);
   barrier();
+  TQ_TRACE_MARK(0);
 
   // B fragment of Q^T for k step kc: b0 = coordinates t·D/4 + 4kc + {0, 1}
   // of head g, b1 = + {2, 3} (zeros for padding heads g >= HPC).
@@ -1127,6 +1128,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     }
   }
   barrier();
+  TQ_TRACE_MARK(1);
   float (*sRed)[D] = sQ; // every lane has read its queries by now
   // Output rows g, g + 8 of each tile carry the codes' power-of-two scale
   // when the value codes went in as fp16 subnormals.
