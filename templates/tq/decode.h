@@ -68,6 +68,40 @@ template <class Spec> struct DecodePlan {
   static_assert(isPow2(Spec::kBlockSize), "block_size: a power of two");
 };
 
+/* The plan of a whole-GQA-group plan's short-sequence path (decode(),
+ * TQ_SHORT_HALF_HEADS): half the heads per CTA and half the splits, in the
+ * same grid. A CTA (x, y, z) of the launch is the half-group plan's CTA
+ * (2x + (z & 1), y, z >> 1) (CtaCoords), and its partials keep the launch
+ * plan's workspace strides (WorkspaceSplits), so rows of either path share
+ * one workspace. */
+template <class S> struct HalfHeads : S {
+  static constexpr int kHeadsPerCta = S::kHeadsPerCta / 2;
+  static constexpr int kSplits = S::kSplits / 2;
+};
+
+/* The CTA's coordinates in its plan's grid: the block index, or for
+ * HalfHeads the mapping above. */
+template <class Spec> struct CtaCoords {
+  static TQ_INLINE int x() { return blockIndexX(); }
+  static TQ_INLINE int y() { return blockIndexY(); }
+  static TQ_INLINE int z() { return blockIndexZ(); }
+};
+template <class S> struct CtaCoords<HalfHeads<S>> {
+  static TQ_INLINE int x() { return 2 * blockIndexX() + (blockIndexZ() & 1); }
+  static TQ_INLINE int y() { return blockIndexY(); }
+  static TQ_INLINE int z() { return blockIndexZ() >> 1; }
+};
+/* The launch's own plan (HalfHeads: the plan it halves). */
+template <class Spec> struct RootSpec { using type = Spec; };
+template <class S> struct RootSpec<HalfHeads<S>> { using type = S; };
+/* Splits per (row, head) the workspace is laid out for: the launch plan's. */
+template <class Spec> struct WorkspaceSplits {
+  static constexpr int value = Spec::kSplits;
+};
+template <class S> struct WorkspaceSplits<HalfHeads<S>> {
+  static constexpr int value = S::kSplits;
+};
+
 namespace decode_detail {
 
 /* Copies a Lloyd-Max tensor's levels to shared memory (one warp). */
@@ -272,8 +306,12 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
  * launch), so a plan with many splits costs a large batch nothing for the
  * splits it never uses: they would otherwise hold their SM slot until the
  * previous kernel ends. */
-template <class Spec> TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
-  return blockIndexY() < a.batch && blockIndexZ() < splitCap<Spec>(a.batch);
+template <class Spec, bool HALF = false>
+TQ_INLINE bool ctaMayWork(const tq_decode_args &a) {
+  int cap = splitCap<Spec>(a.batch);
+  if constexpr (HALF) // the short path's z = 2 * split + half
+    cap = maxInt(cap, 2 * splitCap<HalfHeads<Spec>>(a.batch));
+  return blockIndexY() < a.batch && int(blockIndexZ()) < cap;
 }
 
 #ifndef TQ_DEBUG_CTA_TRACE
@@ -332,10 +370,10 @@ struct SplitWork {
 };
 template <class Spec>
 TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
-  w.b = blockIndexY();
+  w.b = CtaCoords<Spec>::y();
   if (w.b >= a.batch)
     return false;
-  w.split = blockIndexZ();
+  w.split = CtaCoords<Spec>::z();
   const int L = a.seq_lens[w.b];
   w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
@@ -449,15 +487,15 @@ template <class Spec> struct Workspace {
   /* Row (b, qh)'s first split partial: kSplits rows of kHeadDim floats. */
   static TQ_INLINE float *partial(const tq_decode_args &a, int b, int qh) {
     return a.workspace + int64_t(a.max_batch) * kTicketsPerRow +
-           (int64_t(b) * Spec::kNumQHeads + qh) * Spec::kSplits *
-               Spec::kHeadDim;
+           (int64_t(b) * Spec::kNumQHeads + qh) * kSplits * Spec::kHeadDim;
   }
   static TQ_INLINE float *ml(const tq_decode_args &a, int b, int qh) {
     return a.workspace + int64_t(a.max_batch) * kTicketsPerRow +
-           int64_t(a.max_batch) * Spec::kNumQHeads * Spec::kSplits *
+           int64_t(a.max_batch) * Spec::kNumQHeads * kSplits *
                Spec::kHeadDim +
-           (int64_t(b) * Spec::kNumQHeads + qh) * Spec::kSplits * 2;
+           (int64_t(b) * Spec::kNumQHeads + qh) * kSplits * 2;
   }
+  static constexpr int kSplits = WorkspaceSplits<Spec>::value;
 };
 
 /* The merge of the CTA's heads' nSplits partials, by the whole CTA (the one
@@ -487,7 +525,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   TQ_SHARED float sInvW[HPC];
   // The row and heads from the block indices again, not carried through the
   // main loop in registers (ptxas keeps what is live across it).
-  const int b = blockIndexY(), qh0 = blockIndexX() * HPC;
+  const int b = CtaCoords<Spec>::y(), qh0 = CtaCoords<Spec>::x() * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
   for (int h = warp; h < HPC; h += NW) {
@@ -597,8 +635,8 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // split count from seq_lens, an L2 hit by now) rather than values the
   // caller would keep in registers across its main loop: the decode runs at
   // ptxas's 128-register budget, and the epilogue must not push it over.
-  const int b = blockIndexY(), split = blockIndexZ();
-  const int qh0 = blockIndexX() * HPC;
+  const int b = CtaCoords<Spec>::y(), split = CtaCoords<Spec>::z();
+  const int qh0 = CtaCoords<Spec>::x() * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
@@ -679,7 +717,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     return;
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = blockIndexX() * HPC; // first query head of this CTA
+  const int qh0 = CtaCoords<Spec>::x() * HPC; // first query head of this CTA
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();
 
@@ -908,6 +946,39 @@ struct CtaTrace {
 };
 #endif
 
+/* Short sequences of a whole-GQA-group plan on the half-group plan
+ * (HalfHeads: two CTAs per group, each with half the heads and up to half
+ * the splits), an experiment (TQ_SHORT_HALF_HEADS=1; docs/NOTES.md, "Run-time
+ * head split (session 12)"): on the H200 the 2-heads-per-CTA plans beat the
+ * 4-heads ones at L=1K (B=1 7.4 vs 8.5 us, B=8 10.1 vs 10.6) and lose at
+ * long contexts, and masking half a 4-heads CTA's heads did not give their
+ * speed, so this path runs the 2-heads kernel's own code, in the launch's
+ * grid. A row takes it when it has at most TQ_SHORT_HALF_MAX_TOKENS tokens
+ * and its whole-group CTAs (groups x batch x splitsUsed) would not fill
+ * the SMs once. */
+#ifndef TQ_SHORT_HALF_HEADS
+#define TQ_SHORT_HALF_HEADS 0
+#endif
+#ifndef TQ_SHORT_HALF_MAX_TOKENS
+#define TQ_SHORT_HALF_MAX_TOKENS 2048
+#endif
+template <class Spec> constexpr bool shortHalfHeads() {
+  if constexpr (!TQ_SHORT_HALF_HEADS || Spec::kSplits < 2 ||
+                Spec::kHeadsPerCta % 2 != 0 ||
+                Spec::kHeadsPerCta != Spec::kNumQHeads / Spec::kNumKVHeads)
+    return false;
+  else
+    return tc::TcPlan<Spec>::kEnabled && tc::TcPlan<HalfHeads<Spec>>::kEnabled &&
+           tc::TcPlan<Spec>::kRing == tc::TcPlan<HalfHeads<Spec>>::kRing;
+}
+template <class Spec> TQ_INLINE bool shortHalfRow(int L, int batch) {
+  constexpr int kHeadGroups = Spec::kNumQHeads / Spec::kHeadsPerCta;
+  return L <= TQ_SHORT_HALF_MAX_TOKENS &&
+         kHeadGroups * (batch < 1 ? 1 : batch) *
+                 decode_detail::splitsUsed<Spec>(L, batch) <
+             Spec::kSmCount;
+}
+
 /* The decode kernel body: the tensor-core path wherever the recipe and the
  * target allow it (decode_tc.h), the scalar path otherwise. */
 template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
@@ -929,7 +1000,7 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
   // path (bench/cta_trace.py).
   CtaTrace trace(a);
 #endif
-  if (!decode_detail::ctaMayWork<Spec>(a))
+  if (!decode_detail::ctaMayWork<Spec, shortHalfHeads<Spec>()>(a))
     return;
   waitForPrimaryGrid();
 #if TQ_DEBUG_CTA_TRACE
@@ -937,6 +1008,15 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
 #endif
   if constexpr (!TQ_TRIGGER_WITH_WORK || !tc::TcPlan<Spec>::kEnabled)
     allowDependentLaunch();
+  if constexpr (shortHalfHeads<Spec>()) {
+    // Uniform over a row's CTAs (its length and the batch), so each row's
+    // CTAs all take one path; rows beyond the batch leave in splitWork.
+    const int b = blockIndexY();
+    if (b < a.batch && shortHalfRow<Spec>(a.seq_lens[b], a.batch)) {
+      tc::decodeTc<HalfHeads<Spec>, T>(a);
+      return;
+    }
+  }
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a);
   else

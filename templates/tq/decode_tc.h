@@ -647,6 +647,24 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
   }
 }
 
+/* The pair tables' shared memory, with room to start an aligned one at an
+ * address aligned to its size (a variable's alignment is relative to the
+ * start of the CTA's shared memory, which is not 0 everywhere: sm_90
+ * reserves 1 KB). Declared per root plan, so that a kernel with a second
+ * path (decode.h HalfHeads: the same tensors) holds them once. */
+template <class Spec>
+TQ_INLINE void pairTables(uint32_t *&lutK, uint32_t *&lutV) {
+  using Pl = TcPlan<Spec>;
+  using K = typename Pl::K;
+  using V = typename Pl::V;
+  TQ_SHARED TQ_ALIGN(16) uint32_t
+      sLutKRaw[K::kLutEntries ? K::kLutEntries * 32 + Pl::kLutPadK : 1];
+  TQ_SHARED TQ_ALIGN(16) uint32_t
+      sLutVRaw[V::kLutEntries ? V::kLutEntries * 32 + Pl::kLutPadV : 1];
+  lutK = sLutKRaw;
+  lutV = sLutVRaw;
+}
+
 template <class Spec, class T>
 TQ_INLINE void decodeTc(const tq_decode_args &a) {
   using namespace decode_detail;
@@ -669,7 +687,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // toolchain tier), and those plans are not the fast path anyway.
   QueryBits<Spec> qbits;
   if constexpr (Pl::kRing)
-    loadQueryBits<Spec, T>(a, blockIndexY(), blockIndexX() * HPC, qbits);
+    loadQueryBits<Spec, T>(a, CtaCoords<Spec>::y(), CtaCoords<Spec>::x() * HPC,
+                           qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
@@ -677,7 +696,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     allowDependentLaunch(); // decode.h: only CTAs with work trigger
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = blockIndexX() * HPC;
+  const int qh0 = CtaCoords<Spec>::x() * HPC;
   const int kvh = qh0 / P::G;
   const int warp = warpIndex(), lane = laneIndex();
   const int g = lane >> 2, t = lane & 3;
@@ -687,13 +706,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   TQ_SHARED float sQ[HPC][D];
   TQ_SHARED float sAmax[HPC];
   TQ_SHARED float sMl[NW][HPC][3];
-  // Pair tables, with room to start an aligned one at an address aligned to
-  // its size (a variable's alignment is relative to the start of the CTA's
-  // shared memory, which is not 0 everywhere: sm_90 reserves 1 KB).
-  TQ_SHARED TQ_ALIGN(16) uint32_t
-      sLutKRaw[K::kLutEntries ? K::kLutEntries * 32 + Pl::kLutPadK : 1];
-  TQ_SHARED TQ_ALIGN(16) uint32_t
-      sLutVRaw[V::kLutEntries ? V::kLutEntries * 32 + Pl::kLutPadV : 1];
+  // Pair tables (pairTables: one copy per kernel, whichever path runs).
+  uint32_t *sLutKRaw, *sLutVRaw;
+  pairTables<typename RootSpec<Spec>::type>(sLutKRaw, sLutVRaw);
   uint32_t *sLutK = alignShared(sLutKRaw, Pl::kLutAlignK);
   uint32_t *sLutV = alignShared(sLutVRaw, Pl::kLutAlignV);
 
