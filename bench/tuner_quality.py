@@ -22,12 +22,46 @@ count were the best one for the length. --what-if head-split also lets a
 plan with the whole GQA group per CTA run as its half-group plan with up to
 twice the splits (a run-time head split). Neither exists in the kernel yet;
 they size what building them could buy (docs/NOTES.md, session 10).
+--what-if short-half scores a whole-group plan where decode.h's
+TQ_SHORT_HALF_HEADS path would take a row (at most 2048 tokens, whole-group
+CTAs short of --sm-count) by its measured half-group plan (half the heads
+and splits): that path runs the half-group plan's own code (session 12).
 """
 import argparse
 import csv
 import json
 import math
 import sys
+
+
+def splits_used(length, batch, splits, warps, groups, sms):
+    """decode.h splitsUsed (default knobs): the splits a row uses."""
+    if splits == 1:
+        return 1
+    def cap(warps_per_sm):
+        s = sms * max(1, warps_per_sm // warps) // (groups * max(batch, 1))
+        return max(1, min(splits, s))
+    idle = min(cap(8), -(-length // 128))
+    deep = min(cap(16), -(-length // 512))
+    return max(1, idle, deep)
+
+
+def short_half(by_plan, plan, batch, length, group, q_heads, sms):
+    """decode.h TQ_SHORT_HALF_HEADS: a whole-group plan runs a row of at most
+    2048 tokens whose whole-group CTAs would not fill the SMs as its
+    half-group plan (half the heads, half the splits), which the grid
+    measured as a plan of its own."""
+    bn, splits, warps, heads, stages = plan
+    groups = q_heads // heads
+    if (heads != group or heads % 2 or splits < 2 or length > 2048
+            or groups * batch * splits_used(length, batch, splits, warps, groups, sms) >= sms):
+        return by_plan[plan]
+    # The half-group path takes only the splits that fill idle SMs (no deep
+    # splits), as its plan with that many splits does.
+    idle = max(1, min(splits // 2, sms * max(1, 8 // warps) // (2 * groups * batch),
+                      -(-length // 128)))
+    half = (bn, idle, warps, heads // 2, stages)
+    return by_plan.get(half, by_plan[plan])
 
 
 def what_if(by_plan, plan, mode, group):
@@ -50,7 +84,11 @@ def main():
                     help="judge the minimax fixed plan per bucket instead")
     ap.add_argument("--preset", default="k3v4")
     ap.add_argument("--tolerance", type=float, default=0.03)
-    ap.add_argument("--what-if", choices=("free-splits", "head-split"),
+    ap.add_argument("--num-q-heads", type=int, default=32,
+                    help="query heads of the grid's shape (short-half)")
+    ap.add_argument("--sm-count", type=int, default=132,
+                    help="SMs of the GPU the grid was timed on (short-half)")
+    ap.add_argument("--what-if", choices=("free-splits", "head-split", "short-half"),
                     help="with --hindsight: plans that could also run as "
                          "cheaper measured variants of themselves (above)")
     args = ap.parse_args()
@@ -72,7 +110,13 @@ def main():
         view = {}
         for p, by_plan in times.items():
             group = max(plan[3] for plan in by_plan)
-            view[p] = {plan: what_if(by_plan, plan, args.what_if, group) for plan in by_plan}
+            if args.what_if == "short-half":
+                view[p] = {plan: short_half(by_plan, plan, p[0], p[1], group,
+                                            args.num_q_heads, args.sm_count)
+                           for plan in by_plan}
+            else:
+                view[p] = {plan: what_if(by_plan, plan, args.what_if, group)
+                           for plan in by_plan}
     tuned = {}
     if args.hindsight:
         for b in sorted({p[0] for p in times}):

@@ -91,6 +91,14 @@ template <class S> struct CtaCoords<HalfHeads<S>> {
   static TQ_INLINE int y() { return blockIndexY(); }
   static TQ_INLINE int z() { return blockIndexZ() >> 1; }
 };
+/* Whether splitsUsed adds the splits that only hide latency beyond
+ * filling idle SMs: not on the half-group path (it serves short rows on
+ * idle SMs, where each split's merge costs more than it hides: B=8, L=1K,
+ * 2 heads per CTA, 8 warps, 1 split 10.0 us, 2 splits 13.3: session 12, run1). */
+template <class Spec> struct DeepSplits { static constexpr bool value = true; };
+template <class S> struct DeepSplits<HalfHeads<S>> {
+  static constexpr bool value = false;
+};
 /* The launch's own plan (HalfHeads: the plan it halves). */
 template <class Spec> struct RootSpec { using type = Spec; };
 template <class S> struct RootSpec<HalfHeads<S>> { using type = S; };
@@ -294,6 +302,8 @@ template <class Spec> TQ_INLINE int splitsUsed(int L, int batch) {
     return 1;
   const int idle = minInt(splitCap<Spec>(batch, TQ_SPLIT_IDLE_WARPS_PER_SM),
                           (L + TQ_SPLIT_MIN_TOKENS - 1) / TQ_SPLIT_MIN_TOKENS);
+  if constexpr (!DeepSplits<Spec>::value)
+    return maxInt(1, idle);
   const int deep =
       minInt(splitCap<Spec>(batch),
              (L + TQ_SPLIT_DEEP_MIN_TOKENS - 1) / TQ_SPLIT_DEEP_MIN_TOKENS);

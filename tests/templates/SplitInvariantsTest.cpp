@@ -33,7 +33,7 @@ template <int BlockN, int Splits, int Warps = 4, int HeadsPerCta = 4>
 struct Plan {
   static constexpr int kBlockN = BlockN, kSplits = Splits, kWarps = Warps,
                        kHeadsPerCta = HeadsPerCta, kNumQHeads = 32,
-                       kSmCount = 132;
+                       kNumKVHeads = 8, kSmCount = 132;
 };
 
 struct Stats {
@@ -137,6 +137,52 @@ TEST(SplitInvariants, SplitCountCappedByLengthAndBatch) {
       EXPECT_LE(dd::splitsUsed<W8>(L, batch), dd::splitCap<W8>(batch));
   // A one-split plan never splits.
   EXPECT_EQ((dd::splitsUsed<Plan<64, 1, 8, 4>>(1 << 20, 1)), 1);
+}
+
+// The short-sequence half-group path (decode.h HalfHeads): the launch's
+// grid (groups, batch, splits) maps onto the half-group plan's grid (2 x
+// groups, batch, splits / 2) one to one, and that plan's splits of a row
+// (idle-SM fill only) tile the row for every half-group.
+TEST(SplitInvariants, HalfHeadsGridCoversEveryHalfGroupOnce) {
+  namespace dd = tq::decode_detail;
+  using W8 = Plan<64, 16, 8, 4>;
+  using H = tq::HalfHeads<W8>;
+  static_assert(H::kHeadsPerCta == 2 && H::kSplits == 8);
+  constexpr int kGroups = W8::kNumQHeads / W8::kHeadsPerCta;
+  for (int batch : {1, 2, 8})
+    for (int L : {0, 1, 100, 1024, 2000}) {
+      const int32_t lens[1] = {L};
+      tq_decode_args a{};
+      a.seq_lens = lens;
+      a.batch = batch;
+      std::vector<int> seen(2 * kGroups * H::kSplits, 0);
+      std::vector<int> next(2 * kGroups, 0);
+      for (int z = 0; z < W8::kSplits; ++z)
+        for (int x = 0; x < kGroups; ++x) {
+          emu::State &st = emu::S();
+          st.bx = x, st.by = 0, st.bz = z;
+          const int x2 = tq::CtaCoords<H>::x(), z2 = tq::CtaCoords<H>::z();
+          ASSERT_LT(x2, 2 * kGroups);
+          ++seen[x2 * H::kSplits + z2];
+          dd::SplitWork w;
+          if (!dd::splitWork<H>(a, w))
+            continue;
+          ASSERT_TRUE((dd::ctaMayWork<W8, true>(a))) << "z " << z;
+          if (w.tokBegin >= w.tokEnd)
+            continue;
+          ASSERT_EQ(w.tokBegin, next[x2]) << "half-group " << x2 << ", L " << L;
+          next[x2] = w.tokEnd;
+        }
+      for (int v : seen)
+        ASSERT_EQ(v, 1);
+      for (int x2 = 0; x2 < 2 * kGroups; ++x2)
+        ASSERT_EQ(next[x2], L) << "half-group " << x2 << ", batch " << batch;
+    }
+  // Only the splits that fill idle SMs: B=8 at 1K (16 groups x 8 rows fill
+  // 132 SMs once) takes 1, where the whole-group plan's policy takes 2.
+  EXPECT_EQ(dd::splitsUsed<H>(1024, 8), 1);
+  EXPECT_EQ(dd::splitsUsed<W8>(1024, 8), 2);
+  EXPECT_EQ(dd::splitsUsed<H>(1024, 1), 8);
 }
 
 } // namespace
