@@ -71,7 +71,7 @@ template <class Spec> struct DecodePlan {
 /* The plan of a whole-GQA-group plan's short-sequence path (decode(),
  * TQ_SHORT_HALF_HEADS): half the heads per CTA and half the splits, in the
  * same grid. A CTA (x, y, z) of the launch is the half-group plan's CTA
- * (2x + (z & 1), y, z >> 1) (CtaCoords), and its partials keep the launch
+ * (2x + (z & 1), y, z >> 1) (TQ_CTA_X, TQ_CTA_Z), and its partials keep the launch
  * plan's workspace strides (WorkspaceSplits), so rows of either path share
  * one workspace. */
 template <class S> struct HalfHeads : S {
@@ -80,17 +80,22 @@ template <class S> struct HalfHeads : S {
 };
 
 /* The CTA's coordinates in its plan's grid: the block index, or for
- * HalfHeads the mapping above. */
-template <class Spec> struct CtaCoords {
-  static TQ_INLINE int x() { return blockIndexX(); }
-  static TQ_INLINE int y() { return blockIndexY(); }
-  static TQ_INLINE int z() { return blockIndexZ(); }
+ * HalfHeads the mapping above. Macros, not functions: an extra inline
+ * level changed ptxas's register allocation of the decode enough to give
+ * k3v3 at head_dim 256 (sm_90) a stack frame, as session 10 saw for the
+ * scalar path's branches. */
+template <class Spec> struct IsHalfHeads { static constexpr bool value = false; };
+template <class S> struct IsHalfHeads<HalfHeads<S>> {
+  static constexpr bool value = true;
 };
-template <class S> struct CtaCoords<HalfHeads<S>> {
-  static TQ_INLINE int x() { return 2 * blockIndexX() + (blockIndexZ() & 1); }
-  static TQ_INLINE int y() { return blockIndexY(); }
-  static TQ_INLINE int z() { return blockIndexZ() >> 1; }
-};
+#define TQ_CTA_X(Spec)                                                         \
+  (::tq::IsHalfHeads<Spec>::value                                              \
+       ? 2 * ::tq::blockIndexX() + (::tq::blockIndexZ() & 1)                   \
+       : ::tq::blockIndexX())
+#define TQ_CTA_Y(Spec) ::tq::blockIndexY()
+#define TQ_CTA_Z(Spec)                                                         \
+  (::tq::IsHalfHeads<Spec>::value ? ::tq::blockIndexZ() >> 1                   \
+                                  : ::tq::blockIndexZ())
 /* Whether splitsUsed adds the splits that only hide latency beyond
  * filling idle SMs: not on the half-group path (it serves short rows on
  * idle SMs, where each split's merge costs more than it hides: B=8, L=1K,
@@ -380,10 +385,10 @@ struct SplitWork {
 };
 template <class Spec>
 TQ_INLINE bool splitWork(const tq_decode_args &a, SplitWork &w) {
-  w.b = CtaCoords<Spec>::y();
+  w.b = TQ_CTA_Y(Spec);
   if (w.b >= a.batch)
     return false;
-  w.split = CtaCoords<Spec>::z();
+  w.split = TQ_CTA_Z(Spec);
   const int L = a.seq_lens[w.b];
   w.nSplits = splitsUsed<Spec>(L, a.batch);
   if (w.split >= w.nSplits)
@@ -535,7 +540,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   TQ_SHARED float sInvW[HPC];
   // The row and heads from the block indices again, not carried through the
   // main loop in registers (ptxas keeps what is live across it).
-  const int b = CtaCoords<Spec>::y(), qh0 = CtaCoords<Spec>::x() * HPC;
+  const int b = TQ_CTA_Y(Spec), qh0 = TQ_CTA_X(Spec) * HPC;
   const int warp = warpIndex(), lane = laneIndex();
   TQ_NO_UNROLL
   for (int h = warp; h < HPC; h += NW) {
@@ -645,8 +650,8 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
   // split count from seq_lens, an L2 hit by now) rather than values the
   // caller would keep in registers across its main loop: the decode runs at
   // ptxas's 128-register budget, and the epilogue must not push it over.
-  const int b = CtaCoords<Spec>::y(), split = CtaCoords<Spec>::z();
-  const int qh0 = CtaCoords<Spec>::x() * HPC;
+  const int b = TQ_CTA_Y(Spec), split = TQ_CTA_Z(Spec);
+  const int qh0 = TQ_CTA_X(Spec) * HPC;
   const int nSplits = splitsUsed<Spec>(a.seq_lens[b], a.batch);
   const int warp = warpIndex(), lane = laneIndex();
   const bool whole = kSplits == 1 || nSplits == 1; // uniform over the CTA
@@ -727,7 +732,7 @@ TQ_INLINE void decodeScalar(const tq_decode_args &a) {
     return;
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = CtaCoords<Spec>::x() * HPC; // first query head of this CTA
+  const int qh0 = TQ_CTA_X(Spec) * HPC; // first query head of this CTA
   const int kvh = qh0 / G;
   const int warp = warpIndex(), lane = laneIndex();
 

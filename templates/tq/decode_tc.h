@@ -130,6 +130,7 @@ template <class Spec, bool IsKey> struct TcTensor {
 template <class Spec> struct TcPlan {
   using K = TcTensor<Spec, true>;
   using V = TcTensor<Spec, false>;
+  template <bool IsKey> using Tensor = TcTensor<Spec, IsKey>;
   static constexpr int D = Spec::kHeadDim;
   static constexpr int KC = D / 16; // k steps of QK^T = row tiles of V^T P^T
   static constexpr int kLutBytes = (K::kLutEntries + V::kLutEntries) * 128;
@@ -652,17 +653,13 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
  * start of the CTA's shared memory, which is not 0 everywhere: sm_90
  * reserves 1 KB). Declared per root plan, so that a kernel with a second
  * path (decode.h HalfHeads: the same tensors) holds them once. */
-template <class Spec>
-TQ_INLINE void pairTables(uint32_t *&lutK, uint32_t *&lutV) {
+template <class Spec, bool IsKey> TQ_INLINE uint32_t *pairTable() {
   using Pl = TcPlan<Spec>;
-  using K = typename Pl::K;
-  using V = typename Pl::V;
+  using Tn = typename Pl::template Tensor<IsKey>;
+  constexpr int kPad = IsKey ? Pl::kLutPadK : Pl::kLutPadV;
   TQ_SHARED TQ_ALIGN(16) uint32_t
-      sLutKRaw[K::kLutEntries ? K::kLutEntries * 32 + Pl::kLutPadK : 1];
-  TQ_SHARED TQ_ALIGN(16) uint32_t
-      sLutVRaw[V::kLutEntries ? V::kLutEntries * 32 + Pl::kLutPadV : 1];
-  lutK = sLutKRaw;
-  lutV = sLutVRaw;
+      sLutRaw[Tn::kLutEntries ? Tn::kLutEntries * 32 + kPad : 1];
+  return sLutRaw;
 }
 
 template <class Spec, class T>
@@ -687,7 +684,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   // toolchain tier), and those plans are not the fast path anyway.
   QueryBits<Spec> qbits;
   if constexpr (Pl::kRing)
-    loadQueryBits<Spec, T>(a, CtaCoords<Spec>::y(), CtaCoords<Spec>::x() * HPC,
+    loadQueryBits<Spec, T>(a, TQ_CTA_Y(Spec), TQ_CTA_X(Spec) * HPC,
                            qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
@@ -696,7 +693,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
     allowDependentLaunch(); // decode.h: only CTAs with work trigger
   const int b = w.b;
   const int tokBegin = w.tokBegin, tokEnd = w.tokEnd;
-  const int qh0 = CtaCoords<Spec>::x() * HPC;
+  const int qh0 = TQ_CTA_X(Spec) * HPC;
   const int kvh = qh0 / P::G;
   const int warp = warpIndex(), lane = laneIndex();
   const int g = lane >> 2, t = lane & 3;
@@ -706,9 +703,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   TQ_SHARED float sQ[HPC][D];
   TQ_SHARED float sAmax[HPC];
   TQ_SHARED float sMl[NW][HPC][3];
-  // Pair tables (pairTables: one copy per kernel, whichever path runs).
-  uint32_t *sLutKRaw, *sLutVRaw;
-  pairTables<typename RootSpec<Spec>::type>(sLutKRaw, sLutVRaw);
+  // Pair tables (pairTable: one copy per kernel, whichever path runs).
+  using Root = typename RootSpec<Spec>::type;
+  uint32_t *sLutKRaw = pairTable<Root, true>();
+  uint32_t *sLutVRaw = pairTable<Root, false>();
   uint32_t *sLutK = alignShared(sLutKRaw, Pl::kLutAlignK);
   uint32_t *sLutV = alignShared(sLutVRaw, Pl::kLutAlignV);
 

@@ -161,7 +161,7 @@ TEST(SplitInvariants, HalfHeadsGridCoversEveryHalfGroupOnce) {
         for (int x = 0; x < kGroups; ++x) {
           emu::State &st = emu::S();
           st.bx = x, st.by = 0, st.bz = z;
-          const int x2 = tq::CtaCoords<H>::x(), z2 = tq::CtaCoords<H>::z();
+          const int x2 = TQ_CTA_X(H), z2 = TQ_CTA_Z(H);
           ASSERT_LT(x2, 2 * kGroups);
           ++seen[x2 * H::kSplits + z2];
           dd::SplitWork w;
