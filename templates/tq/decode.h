@@ -984,7 +984,10 @@ template <class Spec> constexpr bool shortHalfHeads() {
     return false;
   else
     return tc::TcPlan<Spec>::kEnabled && tc::TcPlan<HalfHeads<Spec>>::kEnabled &&
-           tc::TcPlan<Spec>::kRing == tc::TcPlan<HalfHeads<Spec>>::kRing;
+           tc::TcPlan<Spec>::kRing == tc::TcPlan<HalfHeads<Spec>>::kRing &&
+           tc::TcPlan<Spec>::kSmemLut + tc::TcPlan<Spec>::kSmemOwn +
+                   tc::TcPlan<HalfHeads<Spec>>::kSmemOwn + 1024 <=
+               48 * 1024; // static shared memory of both paths
 }
 template <class Spec> TQ_INLINE bool shortHalfRow(int L, int batch) {
   constexpr int kHeadGroups = Spec::kNumQHeads / Spec::kHeadsPerCta;
