@@ -17,12 +17,13 @@ captures --launches decodes back to back in one graph (as decode_bench.py
 times them), each with its own workspace, replays it once and prints one
 line per CTA ("TQTRACE launch x y z smid entry waited exit m0 m1 m2",
 globaltimer ns; the marks: the prologue's barrier, every warp past the main
-loop, the merge ticket drawn; 0 where not passed). `analyze` prints, per launch, when its CTAs entered, passed the wait
-and exited relative to the launch's first entry, for three kinds of CTA:
-returned before the wait, returned after it without work (exit within
---idle-ns of the wait), and worked; how the working CTAs shared SMs, and the median length of their phases
-(prologue from the wait, main loop, epilogue to the ticket or the exit,
-merge or return after the ticket).
+loop, the merge ticket drawn; 0 where not passed). `analyze` prints, per
+launch, when its CTAs entered, passed the wait and exited relative to the
+launch's first entry, for three kinds of CTA: returned before the wait,
+returned after it without work (exit within --idle-ns of the wait), and
+worked; how the working CTAs shared SMs; and the median length of their
+phases (prologue from the wait, main loop, epilogue to the ticket or the
+exit, merge or return after the ticket).
 """
 import argparse
 import collections

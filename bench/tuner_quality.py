@@ -34,16 +34,22 @@ import math
 import sys
 
 
-def splits_used(length, batch, splits, warps, groups, sms):
-    """decode.h splitsUsed (default knobs): the splits a row uses."""
+def split_cap(batch, splits, warps, groups, sms, warps_per_sm):
+    """decode.h splitCap: the splits that fill warps_per_sm on every SM."""
+    s = sms * max(1, warps_per_sm // warps) // (groups * max(batch, 1))
+    return max(1, min(splits, s))
+
+
+def splits_used(length, batch, splits, warps, groups, sms, deep=True):
+    """decode.h splitsUsed (default knobs): the splits a row uses; without
+    `deep`, only those that fill idle SMs (the half-group path)."""
     if splits == 1:
         return 1
-    def cap(warps_per_sm):
-        s = sms * max(1, warps_per_sm // warps) // (groups * max(batch, 1))
-        return max(1, min(splits, s))
-    idle = min(cap(8), -(-length // 128))
-    deep = min(cap(16), -(-length // 512))
-    return max(1, idle, deep)
+    idle = min(split_cap(batch, splits, warps, groups, sms, 8), -(-length // 128))
+    if not deep:
+        return max(1, idle)
+    deep_ = min(split_cap(batch, splits, warps, groups, sms, 16), -(-length // 512))
+    return max(1, idle, deep_)
 
 
 def short_half(by_plan, plan, batch, length, group, q_heads, sms):
@@ -58,8 +64,7 @@ def short_half(by_plan, plan, batch, length, group, q_heads, sms):
         return by_plan[plan]
     # The half-group path takes only the splits that fill idle SMs (no deep
     # splits), as its plan with that many splits does.
-    idle = max(1, min(splits // 2, sms * max(1, 8 // warps) // (2 * groups * batch),
-                      -(-length // 128)))
+    idle = splits_used(length, batch, splits // 2, warps, 2 * groups, sms, deep=False)
     half = (bn, idle, warps, heads // 2, stages)
     return by_plan.get(half, by_plan[plan])
 

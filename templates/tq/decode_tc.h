@@ -231,10 +231,6 @@ template <class Spec> struct TcPlan {
       minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4;
   static constexpr bool kRing = kRingStages >= 3 && kRingShape &&
                                 Spec::kDynamicSharedBytes >= kSmemRing;
-  // Where decodeTc's epilogue sums the warps' outputs in parallel: shared
-  // memory idle by then that holds every warp's (the ring, else the larger
-  // pair table); 0: one warp at a time (TQ_TC_PARALLEL_WARP_SUMS=0 forces
-  // it, for A/B runs).
   /* Static shared memory of this path besides the pair tables (sQ, sAmax,
    * sMl, the ring's barriers, sQb, the merge's weights, the ticket words,
    * with room for alignment): what it adds as the second path of a kernel
@@ -243,6 +239,10 @@ template <class Spec> struct TcPlan {
       kSmemQ + Spec::kHeadsPerCta * 8 + Spec::kWarps * Spec::kHeadsPerCta * 12 +
       (kRing ? Spec::kWarps * kRingSlots * 8 : 8) + (kQbShared ? kSmemQb : 8) +
       Spec::kHeadsPerCta * Spec::kSplits * 4 + 256;
+  // Where decodeTc's epilogue sums the warps' outputs in parallel: shared
+  // memory idle by then that holds every warp's (the ring, else the larger
+  // pair table); 0: one warp at a time (TQ_TC_PARALLEL_WARP_SUMS=0 forces
+  // it, for A/B runs).
   static constexpr int kWarpSumBytes =
       Spec::kWarps * Spec::kHeadsPerCta * Spec::kHeadDim * 4;
   enum { kSumsSerial, kSumsInRing, kSumsInLutK, kSumsInLutV };
