@@ -963,8 +963,8 @@ struct CtaTrace {
 
 /* Short sequences of a whole-GQA-group plan on the half-group plan
  * (HalfHeads: two CTAs per group, each with half the heads and up to half
- * the splits), an experiment (TQ_SHORT_HALF_HEADS=1; docs/NOTES.md, "Run-time
- * head split (session 12)"): on the H200 the 2-heads-per-CTA plans beat the
+ * the splits; TQ_SHORT_HALF_HEADS=0 leaves it out, for A/B runs;
+ * docs/NOTES.md, "Run-time head split"): on the H200 the 2-heads-per-CTA plans beat the
  * 4-heads ones at L=1K (B=1 7.4 vs 8.5 us, B=8 10.1 vs 10.6) and lose at
  * long contexts, and masking half a 4-heads CTA's heads did not give their
  * speed, so this path runs the 2-heads kernel's own code, in the launch's
@@ -972,7 +972,7 @@ struct CtaTrace {
  * and its whole-group CTAs (groups x batch x splitsUsed) would not fill
  * the SMs once. */
 #ifndef TQ_SHORT_HALF_HEADS
-#define TQ_SHORT_HALF_HEADS 0
+#define TQ_SHORT_HALF_HEADS 1
 #endif
 #ifndef TQ_SHORT_HALF_MAX_TOKENS
 #define TQ_SHORT_HALF_MAX_TOKENS 2048
@@ -995,6 +995,21 @@ template <class Spec> TQ_INLINE bool shortHalfRow(int L, int batch) {
          kHeadGroups * (batch < 1 ? 1 : batch) *
                  decode_detail::splitsUsed<Spec>(L, batch) <
              Spec::kSmCount;
+}
+
+/* Ring plans load the queries first: the CTA's row and heads come from the
+ * block indices (a row beyond the batch has returned in ctaMayWork), so the
+ * loads' latency overlaps seq_lens, the page table and the pair tables'
+ * fill. The others load them where they are used: held across the split
+ * work and the page table they pushed two plans into spills (k3v3 at
+ * head_dim 256 and bf16 at 64, sm_90; the toolchain tier), and those plans
+ * are not the fast path anyway. */
+template <class Spec, class T>
+TQ_INLINE void startQueryBits(const tq_decode_args &a,
+                              decode_detail::QueryBits<Spec> &q) {
+  if constexpr (tc::TcPlan<Spec>::kEnabled && tc::TcPlan<Spec>::kRing)
+    decode_detail::loadQueryBits<Spec, T>(
+        a, TQ_CTA_Y(Spec), TQ_CTA_X(Spec) * Spec::kHeadsPerCta, q);
 }
 
 /* The decode kernel body: the tensor-core path wherever the recipe and the
@@ -1026,17 +1041,24 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
 #endif
   if constexpr (!TQ_TRIGGER_WITH_WORK || !tc::TcPlan<Spec>::kEnabled)
     allowDependentLaunch();
+  decode_detail::QueryBits<Spec> qbits;
+  startQueryBits<Spec, T>(a, qbits);
   if constexpr (shortHalfHeads<Spec>()) {
-    // Uniform over a row's CTAs (its length and the batch), so each row's
-    // CTAs all take one path; rows beyond the batch leave in splitWork.
+    // Both paths' queries are loaded before the branch, which waits for
+    // seq_lens: loaded after it, the half path paid one more DRAM latency
+    // in series (~0.5 us at L=1K on the H200, session 13's grids). Uniform
+    // over a row's CTAs (its length and the batch), so each row's CTAs all
+    // take one path; rows beyond the batch leave in splitWork.
+    decode_detail::QueryBits<HalfHeads<Spec>> halfBits;
+    startQueryBits<HalfHeads<Spec>, T>(a, halfBits);
     const int b = blockIndexY();
     if (b < a.batch && shortHalfRow<Spec>(a.seq_lens[b], a.batch)) {
-      tc::decodeTc<HalfHeads<Spec>, T>(a);
+      tc::decodeTc<HalfHeads<Spec>, T>(a, halfBits);
       return;
     }
   }
   if constexpr (tc::TcPlan<Spec>::kEnabled)
-    tc::decodeTc<Spec, T>(a);
+    tc::decodeTc<Spec, T>(a, qbits);
   else
     decode_detail::decodeScalar<Spec, T>(a);
 }

@@ -670,8 +670,12 @@ template <class Spec, bool IsKey> TQ_INLINE uint32_t *pairTable() {
   return sLutRaw;
 }
 
+/* `qbits`: ring plans' queries, loaded by the caller (decode.h
+ * startQueryBits) first thing after the programmatic-launch wait; unused
+ * otherwise. */
 template <class Spec, class T>
-TQ_INLINE void decodeTc(const tq_decode_args &a) {
+TQ_INLINE void decodeTc(const tq_decode_args &a,
+                        const decode_detail::QueryBits<Spec> &qbits) {
   using namespace decode_detail;
   using P = DecodePlan<Spec>;
   using Pl = TcPlan<Spec>;
@@ -684,16 +688,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a) {
   static_assert(!TQ_TC_REQUIRE_RING || Pl::kRing,
                 "TQ_TC_REQUIRE_RING: this plan does not take the ring");
 
-  // Ring plans load the queries first (decode.h, QueryBits): the CTA's row
-  // and heads come from the block indices, and decode() has already
-  // returned for a row beyond the batch. The others load them where they
-  // are used: held across the split work and the page table they pushed
-  // two plans into spills (k3v3 at head_dim 256 and bf16 at 64, sm_90; the
-  // toolchain tier), and those plans are not the fast path anyway.
-  QueryBits<Spec> qbits;
-  if constexpr (Pl::kRing)
-    loadQueryBits<Spec, T>(a, TQ_CTA_Y(Spec), TQ_CTA_X(Spec) * HPC,
-                           qbits);
   SplitWork w;
   if (!splitWork<Spec>(a, w)) // uniform over the CTA, before any barrier
     return;
