@@ -178,8 +178,9 @@ int deviceDefineInt(const char *knob, int fallback) {
 
 int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   // Predicts TcPlan<Spec>::kRing (decode_tc.h) from the recipe: the
-  // tensor-core path with register-prefetched steps, whole-word lane
-  // slices, 16-token pages of the native layout, and the bulk copies of
+  // tensor-core path with register-prefetched steps, lane slices of whole
+  // 16-bit units (6-byte slices of 3-bit codes are read as funnel-shifted
+  // words), 16-token pages of the native layout, and the bulk copies of
   // sm_90+. decode.h fails the build of a plan given memory that the
   // template would not use, so that drift is a compile error (the toolchain
   // tier builds a 3-stage plan of every preset). The prediction is
@@ -209,12 +210,14 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   const int lv = lutEntries(c.value.quant, false);
   if (lk < 0 || lv < 0 || (lk + lv) * 128 > 36 * 1024)
     return 0;
-  // A lane's slices: keys D/4 coordinates, values D/8, whole words; the
-  // step's raw registers within TQ_TC_PREFETCH_WORDS (28).
+  // A lane's slices: keys D/4 coordinates, values D/8, 2-byte aligned
+  // (TcTensor's kSliceBytes, kRingShape); the step's raw registers
+  // (TcPlan::kRawWords, slices in whole words) within TQ_TC_PREFETCH_WORDS.
   const int kSlice = c.headDim / 4 * c.key.quant.codeBits() / 8;
   const int vSlice = c.headDim / 8 * c.value.quant.codeBits() / 8;
-  if (kSlice % 4 || vSlice % 4 ||
-      2 * kSlice / 4 + 4 * vSlice / 4 + 6 >
+  auto words = [](int bytes) { return (bytes + 3) / 4; };
+  if (kSlice % 2 || vSlice % 2 ||
+      2 * words(kSlice) + 4 * words(vSlice) + 6 >
           deviceDefineInt("TQ_TC_PREFETCH_WORDS", 28))
     return 0;
   // Slots of two steps (TcPlan::kRingSlots): stages rounded up to even.

@@ -11,20 +11,20 @@
 # With `extend`, the extend kernels instead (emu_extend.cpp: prep +
 # attention over a ragged batch against the float64 reference over the
 # dequantized prefix and the exact chunk).
-#   templates/emu/run.sh <preset> <head_dim> <gqa> <splits> [qjl] [vllm] [bn<BLOCK_N>] [st<STAGES>] [extend]
+#   templates/emu/run.sh <preset> <head_dim> <gqa> <splits> [qjl] [vllm] [bn<BLOCK_N>] [st<STAGES>] [w<WARPS>] [extend]
 #   (BS=<page>; TQC, TQC_NUMERICS_LIB: tqc and libtqc_numerics.a, default
 #   the build/ tree's; EMU_OUT: where the programs go)
 set -e
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 tqc=${TQC:-$root/build/bin/tqc}; lib=${TQC_NUMERICS_LIB:-$root/build/numerics/libtqc_numerics.a}
 p=$1; d=$2; g=$3; s=$4; shift 4
-qjl=; bn=; st=; vllm=; ext=
-for x in "$@"; do case $x in qjl) qjl=1;; vllm) vllm=1;; extend) ext=1;; bn*) bn=${x#bn};; st*) st=${x#st};; *) echo "run.sh: unknown option $x" >&2; exit 2;; esac; done
+qjl=; bn=; st=; w=; vllm=; ext=
+for x in "$@"; do case $x in qjl) qjl=1;; vllm) vllm=1;; extend) ext=1;; bn*) bn=${x#bn};; st*) st=${x#st};; w*) w=${x#w};; *) echo "run.sh: unknown option $x" >&2; exit 2;; esac; done
 qjl=${qjl:-$QJL}
-name=$p${qjl:+q}${vllm:+-vllm}-d$d-g$g-s$s${bn:+-bn$bn}${st:+-st$st}${ext:+-extend}; out=${EMU_OUT:-/tmp/tq-emu}/$name
+name=$p${qjl:+q}${vllm:+-vllm}-d$d-g$g-s$s${bn:+-bn$bn}${st:+-st$st}${w:+-w$w}${ext:+-extend}; out=${EMU_OUT:-/tmp/tq-emu}/$name
 mkdir -p "$out"
 "$tqc" --preset "$p" ${qjl:+--qjl} --head-dim "$d" --num-kv-heads 2 \
-  --num-q-heads $((2 * g)) --block-size "${BS:-16}" --splits "$s" ${bn:+--block-n $bn} ${st:+--stages $st} \
+  --num-q-heads $((2 * g)) --block-size "${BS:-16}" --splits "$s" ${bn:+--block-n $bn} ${st:+--stages $st} ${w:+--warps $w} \
   ${vllm:+--layout vllm} \
   --emit=cuda -o "$out" > /dev/null
 plan=$(grep -o "struct TqPlan_decode_p0" "$out/kernels.cu" | head -1 | awk '{print $2}')

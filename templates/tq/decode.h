@@ -977,8 +977,15 @@ struct CtaTrace {
 #ifndef TQ_SHORT_HALF_MAX_TOKENS
 #define TQ_SHORT_HALF_MAX_TOKENS 2048
 #endif
+/* Where it was measured to pay: Hopper and later (kTargetHasBulkCopy:
+ * sm_90+; elsewhere its second copy of the decode would double the kernel's
+ * compile time for a gain nobody has timed) and plans of 8 or more warps
+ * (session 13's H200 grids, k3v4 L=1K: 8-warp whole-group plans took 0.86x
+ * (B=1) and 0.92x (B=8) of their time with it, 4-warp ones 1.00x median and
+ * up to 1.23x; and k4v2's 4-warp 3-stage plan spilled with it). */
 template <class Spec> constexpr bool shortHalfHeads() {
-  if constexpr (!TQ_SHORT_HALF_HEADS || Spec::kSplits < 2 ||
+  if constexpr (!TQ_SHORT_HALF_HEADS || !kTargetHasBulkCopy ||
+                Spec::kWarps < 8 || Spec::kSplits < 2 ||
                 Spec::kHeadsPerCta % 2 != 0 ||
                 Spec::kHeadsPerCta != Spec::kNumQHeads / Spec::kNumKVHeads)
     return false;
@@ -1041,14 +1048,15 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
 #endif
   if constexpr (!TQ_TRIGGER_WITH_WORK || !tc::TcPlan<Spec>::kEnabled)
     allowDependentLaunch();
-  decode_detail::QueryBits<Spec> qbits;
-  startQueryBits<Spec, T>(a, qbits);
   if constexpr (shortHalfHeads<Spec>()) {
-    // Both paths' queries are loaded before the branch, which waits for
-    // seq_lens: loaded after it, the half path paid one more DRAM latency
-    // in series (~0.5 us at L=1K on the H200, session 13's grids). Uniform
-    // over a row's CTAs (its length and the batch), so each row's CTAs all
-    // take one path; rows beyond the batch leave in splitWork.
+    // The half path's queries are loaded before the branch, which waits
+    // for seq_lens: loaded after it, they cost the short rows one more DRAM
+    // latency in series (B=1 L=1K 7.87 -> 7.79 us, B=8 10.96 -> 10.69 on
+    // the H200, session 13). The whole-group path's wait until after it:
+    // its long rows do not notice, and holding both sets across the branch
+    // made k4v2's sm_90 plan spill. Uniform over a row's CTAs (its length
+    // and the batch), so each row's CTAs all take one path; rows beyond
+    // the batch leave in splitWork.
     decode_detail::QueryBits<HalfHeads<Spec>> halfBits;
     startQueryBits<HalfHeads<Spec>, T>(a, halfBits);
     const int b = blockIndexY();
@@ -1057,6 +1065,8 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
       return;
     }
   }
+  decode_detail::QueryBits<Spec> qbits;
+  startQueryBits<Spec, T>(a, qbits);
   if constexpr (tc::TcPlan<Spec>::kEnabled)
     tc::decodeTc<Spec, T>(a, qbits);
   else

@@ -227,8 +227,8 @@ template <class Spec> struct TcPlan {
       kTargetHasBulkCopy && kPrefetch && Spec::kBlockSize == 16 &&
       !VllmNumerics<Spec>::kValue && kRegionBytes % 16 == 0 &&
       Spec::kBlockStride % 16 == 0 &&
-      minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 4 &&
-      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 4;
+      minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 2 &&
+      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 2;
   static constexpr bool kRing = kRingStages >= 3 && kRingShape &&
                                 Spec::kDynamicSharedBytes >= kSmemRing;
   /* Static shared memory of this path besides the pair tables (sQ, sAmax,
@@ -322,17 +322,19 @@ TQ_INLINE void loadSlice(const uint8_t *p, int lead,
   } else if constexpr (NB == 1) {
     w[0] = M::l1(p);
   } else if constexpr (ALIGN < 4) {
-    static_assert(!M::kShared, "the ring takes word-aligned slices only");
-    // Rows only 2-byte aligned (vLLM's slots): the aligned words covering
-    // the slice, from the address's own offset, funnel-shifted.
+    // Slices only 2-byte aligned (vLLM's rows; 6-byte slices of 3-bit
+    // codes, in global memory or the ring): the aligned words covering the
+    // slice, from the address's own offset, funnel-shifted. The ring's
+    // slots are 16-byte aligned like the regions they copy, so the offset
+    // is the same in both.
     constexpr int W = (NB + 3) / 4;
     const int off = int(reinterpret_cast<unsigned long long>(p) & 3u);
-    const uint32_t *q = reinterpret_cast<const uint32_t *>(p - off);
+    const uint8_t *q = p - off;
     uint32_t x[W + 1];
     TQ_UNROLL
     for (int i = 0; i < W; ++i)
-      x[i] = loadGlobal4(q + i);
-    x[W] = off + NB > 4 * W ? loadGlobal4(q + W) : 0u;
+      x[i] = M::l4(q + 4 * i);
+    x[W] = off + NB > 4 * W ? M::l4(q + 4 * W) : 0u;
     TQ_UNROLL
     for (int i = 0; i < W; ++i)
       w[i] = funnelShiftRight(x[i], x[i + 1], uint32_t(off) * 8u);

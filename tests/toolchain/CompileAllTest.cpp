@@ -106,13 +106,14 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
   // and arch take it (decode.h fails the build of a plan given the memory
   // that the template would not use, so compiling is the other half).
   // Which recipes those are (codes of <= 4 bits whose lane slices are
-  // whole words and whose step fits TQ_TC_PREFETCH_WORDS registers):
+  // whole 16-bit units and whose step fits TQ_TC_PREFETCH_WORDS registers):
   const std::string &p = c.preset;
   const bool ringRecipe =
       !c.qjl && !c.vllm &&
-      ((c.headDim == 128 &&
-        (p == "k3v4" || p == "k4v4" || p == "k4v2" || p == "k2v2")) ||
-       (c.headDim == 64 && p == "k4v4") || (c.headDim == 256 && p == "k2v2"));
+      ((c.headDim == 128 && (p == "k3v4" || p == "k4v4" || p == "k4v2" ||
+                             p == "k2v2" || p == "k3v3")) ||
+       (c.headDim == 64 && (p == "k4v4" || p == "k3v4")) ||
+       (c.headDim == 256 && p == "k2v2"));
   const bool ringArch = !amd && tqc::cudaArchNumber(c.arch) >= 90;
   EXPECT_EQ(tqc::decodeRingBytes(*config, config->plans[0].decode) > 0,
             ringRecipe && ringArch);
