@@ -112,7 +112,8 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
       !c.qjl && !c.vllm &&
       ((c.headDim == 128 && (p == "k3v4" || p == "k4v4" || p == "k4v2" ||
                              p == "k2v2" || p == "k3v3")) ||
-       (c.headDim == 64 && (p == "k4v4" || p == "k3v4")) ||
+       (c.headDim == 64 &&
+        (p == "k4v4" || p == "k3v4" || p == "k4v2" || p == "k2v2")) ||
        (c.headDim == 256 && p == "k2v2"));
   const bool ringArch = !amd && tqc::cudaArchNumber(c.arch) >= 90;
   EXPECT_EQ(tqc::decodeRingBytes(*config, config->plans[0].decode) > 0,
