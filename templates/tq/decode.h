@@ -1052,9 +1052,9 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
     // The half path's queries are loaded before the branch, which waits
     // for seq_lens: loaded after it, they cost the short rows one more DRAM
     // latency in series (B=1 L=1K 7.87 -> 7.79 us, B=8 10.96 -> 10.69 on
-    // the H200, session 13). The whole-group path's wait until after it:
-    // its long rows do not notice, and holding both sets across the branch
-    // made k4v2's sm_90 plan spill. Uniform over a row's CTAs (its length
+    // the H200, session 13). The whole-group path's wait until after it,
+    // as before: its long rows do not notice the latency, and the branch
+    // then holds one set of registers, not two. Uniform over a row's CTAs (its length
     // and the batch), so each row's CTAs all take one path; rows beyond
     // the batch leave in splitWork.
     decode_detail::QueryBits<HalfHeads<Spec>> halfBits;
