@@ -35,7 +35,6 @@ warnings.filterwarnings("ignore", category=UserWarning)  # SDPA's backend probin
 
 PEAK = 4.6e12          # practical read bandwidth of the H200 (PERFORMANCE.md)
 L2_BYTES = 60 << 20
-BLOCK = 16
 
 
 def environment():
@@ -120,10 +119,11 @@ def bench_sdpa(B, L, hq, hkv, d, reps):
     return best, kv_bytes
 
 
-def fill_cache(plan, bundle, cache, tokens_per_row, B, R, hkv, d, gen):
-    """Stores random tokens of B*R sequences with the store kernel; returns
-    the block tables (one per replica) and replica 0's keys/values."""
-    blocks_per_seq = math.ceil(tokens_per_row / BLOCK)
+def fill_cache(plan, bundle, cache, tokens_per_row, B, R, hkv, d, gen, block):
+    """Stores random tokens of B*R sequences with the store kernel into
+    pages of `block` tokens; returns the block tables (one per replica) and
+    replica 0's keys/values."""
+    blocks_per_seq = math.ceil(tokens_per_row / block)
     total_blocks = blocks_per_seq * B * R
     perm = torch.randperm(total_blocks, device="cuda", generator=gen).to(torch.int32)
     tables = perm.view(R, B, blocks_per_seq)
@@ -132,8 +132,8 @@ def fill_cache(plan, bundle, cache, tokens_per_row, B, R, hkv, d, gen):
     keep_k, keep_v = [[] for _ in range(keep)], [[] for _ in range(keep)]
     for r in range(R):
         for b in range(B):
-            slots_all = (tables[r, b].to(torch.int64).repeat_interleave(BLOCK) * BLOCK
-                         + torch.arange(BLOCK, device="cuda").repeat(blocks_per_seq))
+            slots_all = (tables[r, b].to(torch.int64).repeat_interleave(block) * block
+                         + torch.arange(block, device="cuda").repeat(blocks_per_seq))
             slots_all = slots_all[:tokens_per_row]
             for s in range(0, tokens_per_row, chunk):
                 n = min(chunk, tokens_per_row - s)
@@ -181,17 +181,18 @@ def bench_tqc(tqrt, bundle_dir, B, L, reps, gen):
     info = json.load(open(os.path.join(bundle_dir, "manifest.json")))
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
     bpth = info["layout"]["bytes_per_token_head"]
+    block = info["spec"]["block_size"]
     plan_desc = plan_for(info, B)
     splits = plan_desc["splits"]
     cache_bytes_call = B * L * hkv * bpth
-    io_bytes = 2 * B * hq * d * 2 + B * 4 * (1 + math.ceil(L / BLOCK))
+    io_bytes = 2 * B * hq * d * 2 + B * 4 * (1 + math.ceil(L / block))
     ws_bytes = 2 * B * hq * splits * (d + 2) * 4 if splits > 1 else 0
     call_bytes = cache_bytes_call + io_bytes + ws_bytes
     R = replicas_for(call_bytes, 64)
     plan = bundle.plan(max_batch=B, max_tokens=32768)
-    blocks_per_seq = math.ceil(L / BLOCK)
+    blocks_per_seq = math.ceil(L / block)
     cache = bundle.allocate_cache(num_blocks=blocks_per_seq * B * R)
-    tables, kk, vv = fill_cache(plan, bundle, cache, L, B, R, hkv, d, gen)
+    tables, kk, vv = fill_cache(plan, bundle, cache, L, B, R, hkv, d, gen, block)
     seq_lens = torch.full((B,), L, dtype=torch.int32, device="cuda")
     qs = [torch.randn(B, hq, d, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(R)]
     outs = [torch.empty_like(q) for q in qs]
@@ -213,7 +214,7 @@ def bench_tqc(tqrt, bundle_dir, B, L, reps, gen):
     torch.cuda.empty_cache()
     return dict(us=t, bytes=call_bytes, cache_bytes=cache_bytes_call, ok=ok,
                 cos=cos, rel=rel, replicas=R, splits=splits,
-                block_n=plan_desc["block_n"],
+                block_n=plan_desc["block_n"], block_size=block,
                 preset=info["spec"]["preset"] + ("-vllm" if info["layout"]["kind"] == "vllm" else ""))
 
 
@@ -253,7 +254,7 @@ def main():
                 print(f"{r['preset']:<10} {B:>3} {L:>6} {r['us']:>9.1f} {gbs:>7.0f} "
                       f"{gbs * 1e9 / PEAK:>6.1%} {sdpa_us:>9.1f} {speed:>6.2f}x  "
                       f"{'ok' if r['ok'] else 'FAIL'} cos {r['cos']:.4f} rel {r['rel']:.3f}"
-                      f"  (splits {r['splits']})")
+                      f"  (splits {r['splits']}, pages of {r['block_size']})")
                 results.append(dict(B=B, L=L, sdpa_us=sdpa_us, sdpa_backend=backend,
                                     sdpa_bytes=sdpa_bytes, speedup=speed, gbps=gbs, **r))
                 sys.stdout.flush()

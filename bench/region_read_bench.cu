@@ -76,6 +76,7 @@ int main() {
   const Pattern patterns[] = {
       {"k3v4 D128, 16-token pages (1888 B x 8 heads), random pages", 1888, 8, true},
       {"k3v4 D128, 16-token pages, pages in order", 1888, 8, false},
+      {"k3v4 D128, 32-token pages (3776 B x 8 heads), random pages", 3776, 8, true},
       {"k3v4 D128, 64-token pages (7552 B x 8 heads), random pages", 7552, 8, true},
       {"whole 15104-byte pages (one head per page), random pages", 15104, 1, true},
       {"bf16 D128, 16-token pages (8192 B x 8 heads), random pages", 8192, 8, true},
