@@ -179,6 +179,8 @@ std::string runAutotune(const AutotuneOptions &o) {
   }
   if (!dist.error.empty())
     return dist.error;
+  if (std::string err = addReportLengths(dist, o.reportLengths); !err.empty())
+    return err;
   CandidateList cands = generateCandidates(o.space, gqa);
   if (!cands.error.empty())
     return cands.error;

@@ -192,4 +192,28 @@ ContextDistribution parseContextHistogram(const std::string &text,
   return d;
 }
 
+std::string addReportLengths(ContextDistribution &d,
+                             const std::vector<int64_t> &lengths) {
+  size_t added = 0;
+  for (int64_t l : lengths) {
+    if (l < 1)
+      return "--report-lengths: " + std::to_string(l) +
+             " is not a positive token count";
+    auto it = std::lower_bound(
+        d.points.begin(), d.points.end(), l,
+        [](const ContextPoint &p, int64_t x) { return p.length < x; });
+    if (it != d.points.end() && it->length == l)
+      continue; // already measured (with its weight)
+    d.points.insert(it, ContextPoint{l, 0.0});
+    ++added;
+  }
+  if (d.points.size() > 64)
+    return "--report-lengths: " + std::to_string(d.points.size()) +
+           " lengths to time in all; accepted: at most 64";
+  if (added)
+    d.description += " + " + std::to_string(added) + " report length" +
+                     (added == 1 ? "" : "s");
+  return "";
+}
+
 } // namespace tqc::autotune

@@ -56,6 +56,8 @@ double worstSlowdown(const TimingTable &t, size_t b, size_t c) {
     return kNaN;
   double worst = 1;
   for (size_t p = 0; p < t.points.size(); ++p) {
+    if (!(t.points[p].weight > 0))
+      continue; // a report length: not part of the choice
     double best = std::numeric_limits<double>::infinity();
     for (size_t o = 0; o < t.candidates.size(); ++o) {
       const CandidateTimes &r = t.row(b, o);

@@ -114,6 +114,32 @@ TEST(Contexts, HistogramResampledKeepsTheMean) {
   EXPECT_NEAR(expect(d, [](double l) { return l; }), mean / total, 1e-6 * mean);
 }
 
+TEST(Contexts, ReportLengthsAreTimedWithoutWeight) {
+  ContextDistribution d = logUniform(256, 131072, 5);
+  const std::vector<ContextPoint> before = d.points;
+  ASSERT_EQ(addReportLengths(d, {32768, 1024, 256, 8192}), "");
+  // 256 is already a point (it keeps its weight); the others are inserted
+  // in order with weight 0, so the weights still sum to 1.
+  ASSERT_EQ(d.points.size(), 8u);
+  std::vector<int64_t> lengths;
+  for (const ContextPoint &p : d.points)
+    lengths.push_back(p.length);
+  EXPECT_EQ(lengths, (std::vector<int64_t>{256, 1024, 1218, 5793, 8192, 27554,
+                                           32768, 131072}));
+  EXPECT_DOUBLE_EQ(d.points[0].weight, before[0].weight);
+  EXPECT_EQ(d.points[1].weight, 0.0);
+  EXPECT_EQ(d.points[6].weight, 0.0);
+  EXPECT_NEAR(sum(d), 1.0, 1e-12);
+  EXPECT_EQ(d.description, "log-uniform 256..131072, 5 points + 3 report lengths");
+  EXPECT_EQ(addReportLengths(d, {0}),
+            "--report-lengths: 0 is not a positive token count");
+  std::vector<int64_t> many;
+  for (int64_t l = 1; l <= 60; ++l)
+    many.push_back(l);
+  EXPECT_EQ(addReportLengths(d, many),
+            "--report-lengths: 68 lengths to time in all; accepted: at most 64");
+}
+
 TEST(Contexts, HistogramErrorsNameTheLine) {
   EXPECT_EQ(parseContextHistogram("1024 1\n2048\n", "h.txt", 5).error,
             "h.txt:2: expected 'length weight', got '2048'");

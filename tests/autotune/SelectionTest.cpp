@@ -75,6 +75,26 @@ TEST(Selection, TiesGoToThePlanNeverFarBehind) {
   EXPECT_NEAR(worstSlowdown(t, 1, 1), 1510.0 / 1400, 1e-12);
 }
 
+TEST(Selection, ReportLengthsDoNotChangeTheChoice) {
+  // Bucket 32 of synthetic() plus a report length (weight 0) at which
+  // candidate 0 is 3x slower than 1: the expected latencies, the worst
+  // slowdowns and the tie rule's pick stay those without it.
+  TimingTable base = synthetic();
+  std::vector<ContextPoint> p = base.points;
+  p.insert(p.begin() + 1, ContextPoint{4096, 0.0});
+  TimingTable t({1, 32}, base.candidates, p);
+  for (size_t b = 0; b < 2; ++b)
+    for (size_t c = 0; c < 3; ++c) {
+      std::vector<double> us = base.row(b, c).us;
+      us.insert(us.begin() + 1, c == 0 ? 300.0 : 100.0);
+      t.row(b, c).us = us;
+    }
+  EXPECT_DOUBLE_EQ(t.expectedUs(1, 0), base.expectedUs(1, 0));
+  EXPECT_NEAR(worstSlowdown(t, 1, 0), 1500.0 / 1400, 1e-12);
+  EXPECT_EQ(chooseBest(t, 1).candidate, 0);
+  EXPECT_EQ(chooseBest(t, 0).candidate, 1);
+}
+
 TEST(Selection, FailedPrunedAndMissingAreNotChosen) {
   TimingTable t = synthetic();
   t.row(0, 1).failure = "cuGraphInstantiate: too many resources";

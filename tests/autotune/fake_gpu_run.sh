@@ -13,18 +13,20 @@ fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$dir/err.txt"; exit 1; }
 # 8 warps (256 threads) fail to launch: those candidates are recorded as
 # failed and the run goes on. k3v4, D=128, block size 16: 15104-byte blocks.
 # The fake GPU is an sm_90 part and k3v4 takes the decode's copy ring there,
-# so the default stages are {2, 3}: 12 candidates.
+# so the default stages are {2, 3}: 12 candidates. 2048 is a report length:
+# timed (timings.csv, weight 0) but not weighed in the choice.
 TQRT_LIBCUDA=$fake FAKE_CUDA_STATS=$dir/stats.txt FAKE_CUDA_L2=1048576 \
 FAKE_CUDA_BLOCK_STRIDE=15104 FAKE_CUDA_BLOCK_SIZE=16 FAKE_CUDA_FAIL_THREADS=256 \
   "$tqc" autotune --preset k3v4 --buckets 4,1 --contexts 256:8192 \
-    --context-points 3 --block-n-candidates 64 --split-candidates 1,4,16 \
-    --warps-candidates 4,8 --heads-candidates 4 --reps 5 --jobs 2 \
-    -o "$dir/tune.json" --report "$dir/report" >"$dir/out.txt" 2>"$dir/err.txt" \
+    --context-points 3 --report-lengths 2048 --block-n-candidates 64 \
+    --split-candidates 1,4,16 --warps-candidates 4,8 --heads-candidates 4 \
+    --reps 5 --jobs 2 -o "$dir/tune.json" --report "$dir/report" >"$dir/out.txt" 2>"$dir/err.txt" \
   || fail "tqc autotune exited with $?"
 
 grep -q "device 0: Fake GPU, sm_90, 132 SMs, 1 MiB L2" "$dir/err.txt" || fail "no device line"
 grep -q "compiling 12 candidates (.* x stages {2,3})" "$dir/err.txt" || fail "no compile line"
-grep -q "bucket 1 (1/2)  L=8192 (1/3)  candidate 1/12" "$dir/err.txt" || fail "no progress line"
+grep -q "bucket 1 (1/2)  L=8192 (1/4)  candidate 1/12" "$dir/err.txt" || fail "no progress line"
+grep -q "contexts: log-uniform 256..8192, 3 points + 1 report length" "$dir/err.txt" || fail "no contexts line"
 grep -q "failed: TQRT_CUDA_ERROR: tqrt_launch_decode: launching decode_p" "$dir/err.txt" || fail "8-warp candidates did not fail"
 grep -q "^  bucket 1     BLOCK_N 64, .* 4 warps" "$dir/out.txt" || fail "no plan for bucket 1"
 grep -q "^total time" "$dir/out.txt" || fail "no total time"
@@ -33,6 +35,7 @@ for f in report.md timings.csv heatmap_b1.svg heatmap_b4.svg; do
   test -s "$dir/report/$f" || fail "report/$f missing"
 done
 grep -q "failed" "$dir/report/report.md" || fail "report lacks the failures"
+grep -q "^1,64,1,4,4,2,2048,0.000000,[0-9]" "$dir/report/timings.csv" || fail "report length 2048 not timed with weight 0"
 
 # Everything freed, nothing out of range, cold L2 on every replay.
 for key in live_bytes modules streams events graphs execs context_refs \

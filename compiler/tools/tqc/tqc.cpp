@@ -207,6 +207,12 @@ cl::opt<std::string> atContextHist(
 cl::opt<int> atContextPoints("context-points", cl::init(5),
                              cl::desc("lengths measured (1..64)"),
                              cl::sub(autotuneCmd), cl::cat(autotuneCategory));
+cl::opt<std::string> atReportLengths(
+    "report-lengths",
+    cl::desc("lengths also timed for the report and timings.csv, with no "
+             "weight in the choice"),
+    cl::value_desc("l1,l2,..."), cl::sub(autotuneCmd),
+    cl::cat(autotuneCategory));
 cl::opt<std::string> atBlockN("block-n-candidates",
                               cl::desc("BLOCK_N values (default 32,64,128)"),
                               cl::value_desc("list"), cl::sub(autotuneCmd),
@@ -367,7 +373,8 @@ int runAutotuneCommand() {
                {atSplits, "--split-candidates", o.space.splits},
                {atWarps, "--warps-candidates", o.space.warps},
                {atHeads, "--heads-candidates", o.space.headsPerCta},
-               {atStages, "--stages-candidates", o.space.stages}};
+               {atStages, "--stages-candidates", o.space.stages},
+               {atReportLengths, "--report-lengths", o.reportLengths}};
   for (ListOption &l : lists)
     if (l.opt.getNumOccurrences() &&
         !tqc::autotune::parseIntList(l.opt, l.name, l.list, err))

@@ -26,6 +26,9 @@ struct AutotuneOptions {
   std::string contexts;          ///< "MIN:MAX" or "L"; empty: the default
   std::string contextHistogram;  ///< a file of "length weight" lines
   int contextPoints = 5;
+  /// Lengths also timed for the report (timings.csv), with no weight in the
+  /// choice (bench/tuner_quality.py scores a database at them).
+  std::vector<int64_t> reportLengths;
   CandidateSpace space;          ///< empty lists: the defaults
   int reps = 30;
   int device = 0;

@@ -20,7 +20,8 @@ namespace tqc::autotune {
 
 struct ContextPoint {
   int64_t length = 0; ///< tokens per sequence
-  double weight = 0;  ///< share of the expected latency; the sum is 1
+  double weight = 0;  ///< share of the expected latency; the sum is 1 (0:
+                      ///< a report length, timed but not in the choice)
 };
 
 struct ContextDistribution {
@@ -48,6 +49,13 @@ ContextDistribution parseContextRange(const std::string &text, int n);
 /// `name` names the file in messages ("FILE:LINE: ...").
 ContextDistribution parseContextHistogram(const std::string &text,
                                           const std::string &name, int n);
+
+/// `--report-lengths`: adds each length not already a point as a point of
+/// weight 0, timed for the report (timings.csv) but not part of the
+/// expected latency or the choice; keeps the points ascending. Errors name
+/// a length below 1 or a total over 64 points.
+std::string addReportLengths(ContextDistribution &d,
+                             const std::vector<int64_t> &lengths);
 
 /// The weights of `points` (ascending, distinct) for a distribution given
 /// as (length, mass) samples on [points.front(), points.back()]: each

@@ -75,7 +75,8 @@ BucketChoice chooseBest(const TimingTable &t, size_t bucket,
                         double tieMargin = kTieMargin);
 
 /// A candidate's largest ratio to the fastest candidate of its bucket at
-/// any length (1 = fastest everywhere); NaN unless complete.
+/// any weighted length (1 = fastest everywhere; report lengths, weight 0,
+/// do not count); NaN unless complete.
 double worstSlowdown(const TimingTable &t, size_t bucket, size_t candidate);
 
 /// Complete candidates of a bucket, fastest first.
