@@ -30,14 +30,67 @@
 #define TQ_NO_UNROLL
 
 namespace emu {
-struct Fiber { ucontext_t ctx; int tid; bool done; std::vector<char> stack; };
+#if defined(__x86_64__)
+// Fiber switch: the callee-saved registers and the stack pointer, nothing
+// else. swapcontext also saves the signal mask with a system call per switch
+// (10 M calls, most of a decode test's time); the emulated kernels never
+// touch signals or the FP control words.
+extern "C" void emu_switch_stack(void **save_sp, void *load_sp);
+asm(R"(
+  .text
+  .weak emu_switch_stack
+  .type emu_switch_stack,@function
+emu_switch_stack:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size emu_switch_stack,.-emu_switch_stack
+)");
+struct Context {
+  void *sp = nullptr;
+  // A new context whose first switch enters `entry` (never returns) on
+  // `stack`: six zero registers, then entry as the return address, then a
+  // fake return address of entry's own, leaving the ABI's stack alignment.
+  void start(std::vector<char> &stack, void (*entry)()) {
+    uintptr_t top = (reinterpret_cast<uintptr_t>(stack.data()) + stack.size()) & ~uintptr_t(15);
+    void **p = reinterpret_cast<void **>(top);
+    *--p = nullptr;
+    *--p = reinterpret_cast<void *>(entry);
+    for (int i = 0; i < 6; ++i) *--p = nullptr;
+    sp = p;
+  }
+};
+inline void switchContext(Context &from, Context &to) { emu_switch_stack(&from.sp, to.sp); }
+#else
+struct Context {
+  ucontext_t uc;
+  void start(std::vector<char> &stack, void (*entry)()) {
+    getcontext(&uc); uc.uc_stack.ss_sp = stack.data(); uc.uc_stack.ss_size = stack.size();
+    uc.uc_link = nullptr; makecontext(&uc, entry, 0);
+  }
+};
+inline void switchContext(Context &from, Context &to) { swapcontext(&from.uc, &to.uc); }
+#endif
+struct Fiber { Context ctx; int tid; bool done; std::vector<char> stack; };
 struct Warp { uint64_t in[32][12]; int arrive = 0; int gen = 0; };
 struct State {
-  ucontext_t sched; std::vector<Fiber> fibers; int cur = 0;
+  Context sched; std::vector<Fiber> fibers; int cur = 0;
   int bx, by, bz, nthreads; Warp warps[32]; int barArrive = 0, barGen = 0;
 };
 inline State &S() { static State s; return s; }
-inline void yield() { State &s = S(); swapcontext(&s.fibers[s.cur].ctx, &s.sched); }
+inline void yield() { State &s = S(); switchContext(s.fibers[s.cur].ctx, s.sched); }
 inline int tid() { return S().fibers[S().cur].tid; }
 inline void warpRendezvous() {
   Warp &w = S().warps[tid() >> 5]; int g = w.gen;
@@ -54,7 +107,12 @@ inline void ctaBarrier() {
   if (++s.barArrive == s.nthreads) { s.barArrive = 0; s.barGen++; } else while (s.barGen == g) yield();
 }
 extern std::function<void()> gBody;
-inline void trampoline() { gBody(); S().fibers[S().cur].done = true; swapcontext(&S().fibers[S().cur].ctx, &S().sched); }
+inline void trampoline() {
+  gBody();
+  S().fibers[S().cur].done = true;
+  switchContext(S().fibers[S().cur].ctx, S().sched);
+  abort(); // a finished fiber is never resumed
+}
 inline void runCta(int bx, int by, int bz, int nthreads, std::function<void()> body) {
   State &s = S(); s.bx = bx; s.by = by; s.bz = bz; s.nthreads = nthreads; s.barArrive = 0;
   for (auto &w : s.warps) w.arrive = 0;
@@ -62,11 +120,10 @@ inline void runCta(int bx, int by, int bz, int nthreads, std::function<void()> b
   s.fibers.resize(nthreads);
   for (int i = 0; i < nthreads; ++i) {
     Fiber &f = s.fibers[i]; f.tid = i; f.done = false; f.stack.resize(256 << 10);
-    getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = f.stack.data(); f.ctx.uc_stack.ss_size = f.stack.size();
-    f.ctx.uc_link = nullptr; makecontext(&f.ctx, trampoline, 0);
+    f.ctx.start(f.stack, trampoline);
   }
   for (;;) { bool any = false;
-    for (int i = 0; i < nthreads; ++i) if (!s.fibers[i].done) { any = true; s.cur = i; swapcontext(&s.sched, &s.fibers[i].ctx); }
+    for (int i = 0; i < nthreads; ++i) if (!s.fibers[i].done) { any = true; s.cur = i; switchContext(s.sched, s.fibers[i].ctx); }
     if (!any) break; }
 }
 extern uintptr_t gSharedBase;
@@ -139,7 +196,18 @@ inline uint32_t floatToBits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; 
 inline uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
 inline float bf16BitsToFloat(uint32_t b) { return bitsToFloat((b & 0xffffu) << 16); }
 inline uint32_t floatToBf16Bits(float f) { uint32_t u = floatToBits(f); if ((u & 0x7fffffff) > 0x7f800000) return 0x7fc0; u += 0x7fff + ((u >> 16) & 1); return u >> 16; }
-inline float f16BitsToFloat(uint32_t b) { uint16_t x = b; _Float16 h; memcpy(&h, &x, 2); return (float)h; }
+// fp16 -> fp32 through a table of all 65536 values (exact, filled once by
+// the compiler's conversion): libgcc's software conversion was ~3/4 of an
+// emulated decode's time (every mma operand).
+inline const float *f16Table() {
+  static const std::vector<float> t = [] {
+    std::vector<float> v(65536);
+    for (uint32_t i = 0; i < 65536; ++i) { uint16_t x = uint16_t(i); _Float16 h; memcpy(&h, &x, 2); v[i] = (float)h; }
+    return v;
+  }();
+  return t.data();
+}
+inline float f16BitsToFloat(uint32_t b) { return f16Table()[b & 0xffffu]; }
 inline uint32_t floatToF16Bits(float f) { _Float16 h = (_Float16)f; uint16_t x; memcpy(&x, &h, 2); return x; }
 inline uint32_t doubleToF16Bits(double d) { _Float16 h = (_Float16)d; uint16_t x; memcpy(&x, &h, 2); return x; }
 inline float doubleToFloatRoundOdd(double d) { float f = (float)d; /* approx */ return f; }
