@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """How good are tuned plans? For every (bucket B, context L) of an exhaustive
-timing table (tqc autotune --no-prune --context-hist <the grid> writes it as
-timings.csv), compare the time of the plan a tuning database chose for B
-(tuned once for a context distribution, so one plan serves every L) with the
-best fixed plan measured at that very point. Prints a table and the share of
+timing table (tqc autotune --no-prune writes it as timings.csv; with
+--report-lengths, only the report lengths, weight 0, are scored), compare
+the time of the plan a tuning database chose for B (tuned once for a
+context distribution, so one plan serves every L) with the best fixed plan
+measured at that very point. Prints a table and the share of
 points within the tolerance (issue 5/9: 3 % on >= 90 % of points).
 
   python3 bench/tuner_quality.py timings.csv tune.json [--tolerance 0.03]
@@ -12,10 +13,10 @@ points within the tolerance (issue 5/9: 3 % on >= 90 % of points).
 --reference fixed (issue 5/9 item 2's "exhaustive best fixed plan") judges
 the tuned plan against one plan per bucket instead of each point's fastest:
 the plan with the lowest expected latency over the table's weighted lengths
-(the tuner's objective, every plan timed: an exhaustive run, `tqc autotune
---no-prune --report-lengths 1024,8192,32768`), scored at the report lengths
-(weight 0; all lengths if there are none; the other modes score the same
-points). The default, --reference point, is the stricter per-point best,
+(the tuner's objective without its 2 % tie rule, every plan timed: an
+exhaustive run, `tqc autotune --no-prune --report-lengths 1024,8192,32768`),
+scored at the report lengths (weight 0; all lengths if there are none; the
+other modes score the same points). The default, --reference point, is the stricter per-point best,
 which no single plan reaches where the fastest plan changes with the
 length.
 
@@ -95,6 +96,8 @@ def fixed_best(times, weight):
     best = {}
     for b in sorted({p[0] for p in times}):
         lengths = [l for l, w in weight.items() if w > 0 and (b, l) in times]
+        if not lengths:
+            sys.exit(f"tuner_quality: bucket {b} has no timings at a weighted length")
         common = set.intersection(*(set(times[(b, l)]) for l in lengths))
         best[b] = min(sorted(common), key=lambda plan: sum(
             weight[l] * times[(b, l)][plan] for l in lengths))

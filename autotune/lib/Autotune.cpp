@@ -101,7 +101,7 @@ std::string timingsCsv(const TimingTable &t) {
                                                : "timed";
       for (size_t p = 0; p < t.points.size(); ++p) {
         std::snprintf(buf, sizeof buf,
-                      "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.3f,%.4f,%s\n",
+                      "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.9g,%.3f,%.4f,%s\n",
                       (long long)t.buckets[b], (long long)k.blockN,
                       (long long)k.splits, (long long)k.warps,
                       (long long)k.headsPerCta, (long long)k.stages,

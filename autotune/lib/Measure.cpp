@@ -295,8 +295,8 @@ void Runner::planPool() {
                 " MiB, but the device has " +
                 std::to_string(int64_t(freeBytes >> 20)) + " MiB free of " +
                 std::to_string(int64_t(total >> 20)) +
-                "; lower the largest context (--contexts MIN:MAX) or the "
-                "largest bucket");
+                "; lower the largest context (--contexts MIN:MAX, "
+                "--report-lengths) or the largest bucket");
   log("cache pool: " + std::to_string(poolBlocks_) + " blocks of " +
       std::to_string(g_.blockStride) + " bytes (" +
       std::to_string(int64_t(poolBytes / (1 << 20))) + " MiB, sized by " +

@@ -210,7 +210,8 @@ cl::opt<int> atContextPoints("context-points", cl::init(5),
 cl::opt<std::string> atReportLengths(
     "report-lengths",
     cl::desc("lengths also timed for the report and timings.csv, with no "
-             "weight in the choice"),
+             "weight in the choice (a candidate that fails at one is still "
+             "dropped)"),
     cl::value_desc("l1,l2,..."), cl::sub(autotuneCmd),
     cl::cat(autotuneCategory));
 cl::opt<std::string> atBlockN("block-n-candidates",

@@ -37,8 +37,9 @@ namespace emu {
 // touch signals or the FP control words.
 extern "C" void emu_switch_stack(void **save_sp, void *load_sp);
 asm(R"(
-  .text
+  .pushsection .text
   .weak emu_switch_stack
+  .hidden emu_switch_stack
   .type emu_switch_stack,@function
 emu_switch_stack:
   pushq %rbp
@@ -57,6 +58,7 @@ emu_switch_stack:
   popq %rbp
   ret
   .size emu_switch_stack,.-emu_switch_stack
+  .popsection
 )");
 struct Context {
   void *sp = nullptr;
