@@ -1,8 +1,9 @@
 // How fast bulk copies (cp.async.bulk, what the decode's ring uses on
 // sm_90) read a paged k3v4 cache, by who issues them: per (page, head)
-// region from each warp (the ring as it is: 8 warps of a CTA each copying
-// its head's 1888-byte region of 16-token pages), or the whole page (all 8
-// heads, 15104 bytes) from one thread of the CTA into a CTA-wide ring. No
+// region from each warp (the ring as it is: a CTA per KV head, each warp
+// copying 1888-byte regions of its own 16-token pages; or warp w copying
+// head w's region of the CTA's pages), or the whole page (all 8 heads,
+// 15104 bytes) from one thread of the CTA into a CTA-wide ring. No
 // decode: each consumer reads one word of its slot. Decides whether a
 // decode whose CTA takes all KV heads of a page (docs/NOTES.md, "Page size
 // and the decode's bandwidth") reads faster than region_read_bench's 3.8
@@ -54,9 +55,13 @@ __device__ __forceinline__ void barWait(uint64_t *b, uint32_t parity) {
                : "memory");
 }
 
-// Per-warp rings: warp w copies head w's region of each of its CTA's pages,
-// S slots per warp; lane 0 issues, the warp waits and reads a word.
-template <int S>
+// Per-warp rings, S slots per warp; lane 0 issues, the warp waits and reads
+// a word. SAME_HEAD = false: warp w copies head w's region of each of its
+// CTA's pages (the 8 heads of a page at once). SAME_HEAD = true, the decode
+// as it is: CTA x takes head x % 8 (a grid of head groups) and its warps
+// take different pages of it, so a page's 8 regions are read by 8 CTAs at
+// unrelated times.
+template <int S, bool SAME_HEAD>
 __global__ void perWarpRegions(const uint8_t *cache, const int *order, int pages,
                                unsigned *sink) {
   extern __shared__ __align__(128) uint8_t ring[];
@@ -68,12 +73,17 @@ __global__ void perWarpRegions(const uint8_t *cache, const int *order, int pages
       barInit(&bars[warp][s], 1);
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   __syncwarp();
-  const int first = blockIdx.x, step = gridDim.x;
+  const int nw = blockDim.x >> 5, groups = gridDim.x / kHeads;
+  if (SAME_HEAD && int(blockIdx.x) >= groups * kHeads)
+    return;
+  const int head = SAME_HEAD ? int(blockIdx.x) % kHeads : warp;
+  const int first = SAME_HEAD ? (int(blockIdx.x) / kHeads) * nw + warp : blockIdx.x;
+  const int step = SAME_HEAD ? groups * nw : gridDim.x;
   int issued = first;
   if (lane == 0)
     for (int s = 0; s < S && issued < pages; ++s, issued += step)
       bulkCopy(slots + s * kRegion,
-               cache + size_t(order[issued]) * kPage + warp * kRegion, kRegion,
+               cache + size_t(order[issued]) * kPage + head * kRegion, kRegion,
                &bars[warp][s]);
   unsigned acc = 0;
   int k = 0;
@@ -85,7 +95,7 @@ __global__ void perWarpRegions(const uint8_t *cache, const int *order, int pages
     const int next = __shfl_sync(~0u, issued, 0);
     if (lane == 0 && next < pages)
       bulkCopy(slots + s * kRegion,
-               cache + size_t(order[next]) * kPage + warp * kRegion, kRegion,
+               cache + size_t(order[next]) * kPage + head * kRegion, kRegion,
                &bars[warp][s]);
     issued = next + step;
   }
@@ -181,8 +191,10 @@ int main() {
   for (int ctas : {1, 2, 3}) {
     // Per-warp regions, 4 slots per warp (60 KB per CTA, as a 4-stage ring).
     int sm4 = kHeads * 4 * kRegion;
-    report("per-warp 1888-byte regions, 4 slots/warp", ctas, ctas * sm4,
-           timeIt(perWarpRegions<4>, sms * ctas, sm4, cache, order, pages, sink));
+    report("per-warp regions, a CTA per head (decode)", ctas, ctas * sm4,
+           timeIt(perWarpRegions<4, true>, sms * ctas, sm4, cache, order, pages, sink));
+    report("per-warp regions, warp w = head w", ctas, ctas * sm4,
+           timeIt(perWarpRegions<4, false>, sms * ctas, sm4, cache, order, pages, sink));
     // Whole pages from one thread, 4 slots per CTA: the same bytes in flight.
     report("per-CTA 15104-byte pages, 4 slots/CTA", ctas, ctas * 4 * kPage,
            timeIt(perCtaPages<4>, sms * ctas, 4 * kPage, cache, order, pages, sink));
