@@ -256,6 +256,14 @@ void Runner::loadBundles() {
         t_.row(b, c).failure = "not in any compiled bundle";
 }
 
+/// What a candidate's first measurement costs beyond its replays (module
+/// load, first graph instantiation): ~30 ms each on the H200, where the first
+/// length of 144 candidates took 5-6 s and their replays ~1 s (bench/results/
+/// 2026-12-02-session14-h200 run3, session13-h200 run2). Charged to the first
+/// length measured, so the first progress lines' rate is not taken for the
+/// whole run's (an ETA 5-8x too long there before).
+constexpr double kFirstLaunchS = 0.03;
+
 double Runner::workUnits(size_t b, size_t p) const {
   // Seconds at 2 TB/s plus 4 us per launch, per replay, and the capture:
   // only the ratio matters (EtaEstimator rescales by the observed rate).
@@ -284,6 +292,7 @@ void Runner::planPool() {
       }
       eta_.addTotal(workUnits(b, p) * double(t_.candidates.size()));
     }
+  eta_.addTotal(kFirstLaunchS * double(t_.candidates.size()));
   double poolBytes = double(poolBlocks_) * double(g_.blockStride);
   auto [freeBytes, total] = gpu::memoryInfo();
   // The pool plus a margin for queries, outputs, workspaces, block tables
@@ -548,8 +557,11 @@ void Runner::measureBucket(size_t b) {
   std::vector<PlanOwner> plans(nc);
   uint64_t maxWs = 0;
   for (size_t c = 0; c < nc; ++c) {
-    if (where_[c].first < 0)
+    if (where_[c].first < 0) {
+      if (b == 0) // never launched
+        eta_.removeFromTotal(kFirstLaunchS);
       continue;
+    }
     tqrt_status s = tqrt_plan_create_for(bundles_[size_t(where_[c].first)].b,
                                          where_[c].second, int32_t(batch), 1,
                                          &plans[c].p);
@@ -560,6 +572,8 @@ void Runner::measureBucket(size_t b) {
       t_.row(b, c).failure = runtimeError("tqrt_plan_create_for", s);
       for (size_t p = 0; p < np; ++p)
         eta_.removeFromTotal(workUnits(b, p));
+      if (b == 0) // never launched
+        eta_.removeFromTotal(kFirstLaunchS);
       continue;
     }
     maxWs = std::max<uint64_t>(maxWs, info.workspace_bytes);
@@ -625,7 +639,7 @@ void Runner::measureBucket(size_t b) {
         for (size_t q = 0; q < p; ++q) // its shorter lengths are not needed
           eta_.removeFromTotal(workUnits(b, q));
       }
-      eta_.addDone(workUnits(b, p));
+      eta_.addDone(workUnits(b, p) + (b == 0 && order == 0 ? kFirstLaunchS : 0));
     }
     // Candidates that can no longer win leave the race.
     if (o_.prune)
