@@ -11,7 +11,7 @@
 //
 //   nvcc -O3 -arch=sm_90 -o /tmp/bulk_region bench/bulk_region_bench.cu
 //   /tmp/bulk_region            (prints one line per pattern and occupancy)
-#include <cuda_runtime.h>
+#include "cuda_check.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -19,15 +19,6 @@
 #include <numeric>
 #include <random>
 #include <vector>
-
-#define CHECK(x)                                                              \
-  do {                                                                        \
-    cudaError_t e = (x);                                                      \
-    if (e != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                 \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
 
 constexpr int kHeads = 8, kRegion = 1888, kPage = kHeads * kRegion;
 

@@ -7,22 +7,13 @@
 //
 //   nvcc -O3 -arch=sm_90 -o /tmp/region_read bench/region_read_bench.cu
 //   /tmp/region_read            (prints one line per pattern)
-#include <cuda_runtime.h>
+#include "cuda_check.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
 #include <random>
 #include <vector>
-
-#define CHECK(x)                                                              \
-  do {                                                                        \
-    cudaError_t e = (x);                                                      \
-    if (e != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                 \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
 
 // Warp w reads head (w % heads) of pages order[w / heads + j * groups],
 // j = 0, 1, ...: the warps of one group read the heads of the same pages at

@@ -127,6 +127,8 @@ def main():
     args = ap.parse_args()
     if args.what_if and not args.hindsight:
         ap.error("--what-if needs --hindsight")
+    if args.reference == "fixed" and args.hindsight:
+        ap.error("--reference fixed judges a database, not --hindsight")
 
     key = ("block_n", "splits", "warps", "heads_per_cta", "stages")
     times = {}  # (bucket, length) -> {plan: us}
@@ -139,8 +141,6 @@ def main():
         point = (int(row["bucket"]), int(row["length"]))
         times.setdefault(point, {})[tuple(int(row[k]) for k in key)] = us
     if args.reference == "fixed":
-        if args.hindsight:
-            ap.error("--reference fixed judges a database, not --hindsight")
         reference = fixed_best(times, weight)
     report = {l for l, w in weight.items() if w == 0}
     if report:  # score at the report lengths only

@@ -292,7 +292,6 @@ void Runner::planPool() {
       }
       eta_.addTotal(workUnits(b, p) * double(t_.candidates.size()));
     }
-  eta_.addTotal(kFirstLaunchS * double(t_.candidates.size()));
   double poolBytes = double(poolBlocks_) * double(g_.blockStride);
   auto [freeBytes, total] = gpu::memoryInfo();
   // The pool plus a margin for queries, outputs, workspaces, block tables
@@ -557,11 +556,8 @@ void Runner::measureBucket(size_t b) {
   std::vector<PlanOwner> plans(nc);
   uint64_t maxWs = 0;
   for (size_t c = 0; c < nc; ++c) {
-    if (where_[c].first < 0) {
-      if (b == 0) // never launched
-        eta_.removeFromTotal(kFirstLaunchS);
+    if (where_[c].first < 0)
       continue;
-    }
     tqrt_status s = tqrt_plan_create_for(bundles_[size_t(where_[c].first)].b,
                                          where_[c].second, int32_t(batch), 1,
                                          &plans[c].p);
@@ -572,12 +568,13 @@ void Runner::measureBucket(size_t b) {
       t_.row(b, c).failure = runtimeError("tqrt_plan_create_for", s);
       for (size_t p = 0; p < np; ++p)
         eta_.removeFromTotal(workUnits(b, p));
-      if (b == 0) // never launched
-        eta_.removeFromTotal(kFirstLaunchS);
       continue;
     }
     maxWs = std::max<uint64_t>(maxWs, info.workspace_bytes);
   }
+  if (b == 0) // the first launch of every candidate that has a plan
+    for (const PlanOwner &plan : plans)
+      eta_.addTotal(plan.p ? kFirstLaunchS : 0.0);
   double confirmUnits = 0;
   for (size_t p = 0; p < np; ++p)
     confirmUnits += workUnits(b, p) * double(std::min<size_t>(o_.confirmTop, nc));

@@ -1054,9 +1054,9 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
     // latency in series (B=1 L=1K 7.87 -> 7.79 us, B=8 10.96 -> 10.69 on
     // the H200, session 13). The whole-group path's wait until after it,
     // as before: its long rows do not notice the latency, and the branch
-    // then holds one set of registers, not two. Uniform over a row's CTAs (its length
-    // and the batch), so each row's CTAs all take one path; rows beyond
-    // the batch leave in splitWork.
+    // then holds one set of registers, not two. Uniform over a row's CTAs
+    // (its length and the batch), so each row's CTAs all take one path;
+    // rows beyond the batch leave in splitWork.
     decode_detail::QueryBits<HalfHeads<Spec>> halfBits;
     startQueryBits<HalfHeads<Spec>, T>(a, halfBits);
     const int b = blockIndexY();
