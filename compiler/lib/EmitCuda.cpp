@@ -184,9 +184,9 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   // sm_90+. decode.h fails the build of a plan given memory that the
   // template would not use, so that drift is a compile error (the toolchain
   // tier builds a 3-stage plan of every preset). The prediction is
-  // conservative the other way: fp8 and bf16 tensors are left out (their
-  // steps mostly exceed the prefetch registers; k8v4 at head_dim 64 would
-  // fit, untested), and a plan left out simply runs as 2 stages.
+  // conservative the other way: fp8 values and bf16 tensors are left out
+  // (their steps mostly exceed the prefetch registers), and a plan left out
+  // simply runs as 2 stages. fp8 keys (k8v4) take it up to head_dim 128.
   if (plan.stages < 3 || isAmdArch(c.arch) || cudaArchNumber(c.arch) < 90 ||
       c.layout.kind != LayoutKind::Native || c.blockSize != 16 ||
       c.layout.headStride % 16 || c.layout.blockStride % 16 ||
@@ -196,6 +196,8 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   // tensor-core path does not take it.
   auto lutEntries = [](const QuantSpec &q, bool key) -> int {
     const int b = q.codeBits();
+    if (key && q.kind == QuantKind::Fp8E4M3)
+      return 0; // converted in registers
     if (q.kind == QuantKind::LloydMax && b <= 4 && !q.qjl)
       return 1 << (2 * b);
     if (key)
@@ -212,13 +214,16 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     return 0;
   // A lane's slices: keys D/4 coordinates, values D/8, 2-byte aligned
   // (TcTensor's kSliceBytes, kRingShape); the step's raw registers
-  // (TcPlan::kRawWords, slices in whole words) within TQ_TC_PREFETCH_WORDS.
+  // (TcPlan::kRawWords, slices in whole words) within TQ_TC_PREFETCH_WORDS,
+  // or TQ_TC_RING_WORDS at head_dim <= 128.
   const int kSlice = c.headDim / 4 * c.key.quant.codeBits() / 8;
   const int vSlice = c.headDim / 8 * c.value.quant.codeBits() / 8;
   auto words = [](int bytes) { return (bytes + 3) / 4; };
   if (kSlice % 2 || vSlice % 2 ||
       2 * words(kSlice) + 4 * words(vSlice) + 6 >
-          deviceDefineInt("TQ_TC_PREFETCH_WORDS", 28))
+          std::max(deviceDefineInt("TQ_TC_PREFETCH_WORDS", 28),
+                   c.headDim <= 128 ? deviceDefineInt("TQ_TC_RING_WORDS", 30)
+                                    : 0))
     return 0;
   // Slots of two steps (TcPlan::kRingSlots): stages rounded up to even.
   return (plan.stages + 1) / 2 * 2 * plan.warps * c.layout.headStride;

@@ -62,6 +62,9 @@
 #ifndef TQ_TC_PREFETCH_WORDS
 #define TQ_TC_PREFETCH_WORDS 28
 #endif
+#ifndef TQ_TC_RING_WORDS
+#define TQ_TC_RING_WORDS 30 /* ring plans at head_dim <= 128: k8v4's step */
+#endif
 #ifndef TQ_TC_SCORE_CHAINS
 #define TQ_TC_SCORE_CHAINS 2
 #endif
@@ -142,10 +145,25 @@ template <class Spec> struct TcPlan {
       Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8;
   /* Registers of one 16-token step's raw data per lane. */
   static constexpr int kRawWords = 2 * K::kWords + 4 * V::kWords + 6;
+  /* Steps that the shared-memory ring below could hold: whole 16-token
+   * pages of the native layout, copied in bulk (sm_90+), lane slices of
+   * whole 16-bit units. */
+  static constexpr bool kRingLayout =
+      kTargetHasBulkCopy && Spec::kBlockSize == 16 &&
+      !VllmNumerics<Spec>::kValue && int(Spec::kHeadStride) % 16 == 0 &&
+      Spec::kBlockStride % 16 == 0 &&
+      minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 2 &&
+      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 2;
   /* Double-buffer the raw registers when they are few (the big ones, bf16
-   * and fp8 at large head_dim, rely on occupancy instead). */
+   * and fp8 keys above head_dim 128, rely on occupancy instead). Ring plans
+   * allow a little more at head_dim <= 128: k8v4's 30-word step (fp8 keys,
+   * 4-bit values) takes 127 registers with the ring on sm_90, where the
+   * register double buffer would take 152 (one 8-warp CTA per SM). */
   static constexpr bool kPrefetch =
-      kRawWords <= TQ_TC_PREFETCH_WORDS && Spec::kStages >= 2; // 1: none
+      Spec::kStages >= 2 && // 1: none
+      (kRawWords <= TQ_TC_PREFETCH_WORDS ||
+       (Spec::kStages >= 3 && kRingLayout && D <= 128 &&
+        kRawWords <= TQ_TC_RING_WORDS));
   /* Independent accumulator chains of the score mma (a step's 8 k steps at
    * head_dim 128 in one chain are 8 dependent mma latencies); one at 256,
    * where the second chain's registers made ptxas spill (k3v3, sm_90). */
@@ -223,12 +241,7 @@ template <class Spec> struct TcPlan {
   static constexpr int kRegionBytes = int(Spec::kHeadStride);
   static constexpr int kSmemRing =
       kRingSlots * kRingStepsPerSlot * Spec::kWarps * kRegionBytes;
-  static constexpr bool kRingShape =
-      kTargetHasBulkCopy && kPrefetch && Spec::kBlockSize == 16 &&
-      !VllmNumerics<Spec>::kValue && kRegionBytes % 16 == 0 &&
-      Spec::kBlockStride % 16 == 0 &&
-      minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 2 &&
-      minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 2;
+  static constexpr bool kRingShape = kRingLayout && kPrefetch;
   static constexpr bool kRing = kRingStages >= 3 && kRingShape &&
                                 Spec::kDynamicSharedBytes >= kSmemRing;
   /* Static shared memory of this path besides the pair tables (sQ, sAmax,
