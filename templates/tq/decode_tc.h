@@ -405,13 +405,33 @@ TQ_INLINE uint32_t maskOr(uint32_t x, uint32_t mask, uint32_t c) {
 template <class Tn, int NTHREADS, class L>
 TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
   constexpr int B = Tn::kBits, N = Tn::kLutEntries;
+  constexpr bool kLevels = Tn::kQuant == TQ_QUANT_LLOYD_MAX;
+  // Every thread reads all 2^B levels at the same addresses (uniform
+  // constant-bank loads, in flight together) and selects its entries' in
+  // registers: a per-thread levels[c] is a divergent constant load, which
+  // the constant cache serves one address at a time (up to 16 replays per
+  // warp, behind a cold miss: the prologue of the presets with tables was
+  // ~1 us longer at B=1 L=1K than k8v4's without, session 15 run3).
+  float lv[kLevels ? (1 << B) : 1];
+  if constexpr (kLevels) {
+    TQ_UNROLL
+    for (int i = 0; i < (1 << B); ++i)
+      lv[i] = float(levels[i]);
+  }
+  auto level = [&](int c) {
+    if constexpr (kLevels) {
+      float v = lv[0];
+      TQ_UNROLL
+      for (int i = 1; i < (1 << B); ++i)
+        v = c == i ? lv[i] : v;
+      return v;
+    } else {
+      return float(c);
+    }
+  };
   for (int f = threadIndex(); f < N; f += NTHREADS) {
     const int c0 = f & ((1 << B) - 1), c1 = f >> B;
-    float v0, v1;
-    if constexpr (Tn::kQuant == TQ_QUANT_LLOYD_MAX)
-      v0 = float(levels[c0]), v1 = float(levels[c1]);
-    else
-      v0 = float(c0), v1 = float(c1);
+    const float v0 = level(c0), v1 = level(c1);
     const uint32_t h = packHalf2(v0, v1);
     u32x4 x;
     x.x = x.y = x.z = x.w = h;

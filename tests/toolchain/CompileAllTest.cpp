@@ -105,15 +105,16 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
   // The 3-stage plan gets its copy ring exactly where the recipe, layout
   // and arch take it (decode.h fails the build of a plan given the memory
   // that the template would not use, so compiling is the other half).
-  // Which recipes those are (codes of <= 4 bits whose lane slices are
-  // whole 16-bit units and whose step fits TQ_TC_PREFETCH_WORDS registers):
+  // Which recipes those are (codes of <= 4 bits or fp8 keys, whose lane
+  // slices are whole 16-bit units and whose step fits TQ_TC_PREFETCH_WORDS
+  // registers, TQ_TC_RING_WORDS at head_dim <= 128: k8v4's 30 at 128):
   const std::string &p = c.preset;
   const bool ringRecipe =
       !c.qjl && !c.vllm &&
       ((c.headDim == 128 && (p == "k3v4" || p == "k4v4" || p == "k4v2" ||
-                             p == "k2v2" || p == "k3v3")) ||
-       (c.headDim == 64 &&
-        (p == "k4v4" || p == "k3v4" || p == "k4v2" || p == "k2v2")) ||
+                             p == "k2v2" || p == "k3v3" || p == "k8v4")) ||
+       (c.headDim == 64 && (p == "k4v4" || p == "k3v4" || p == "k4v2" ||
+                            p == "k2v2" || p == "k8v4")) ||
        (c.headDim == 256 && p == "k2v2"));
   const bool ringArch = !amd && tqc::cudaArchNumber(c.arch) >= 90;
   EXPECT_EQ(tqc::decodeRingBytes(*config, config->plans[0].decode) > 0,
