@@ -407,24 +407,20 @@ TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
   constexpr int B = Tn::kBits, N = Tn::kLutEntries;
   constexpr bool kLevels = Tn::kQuant == TQ_QUANT_LLOYD_MAX;
   // Every thread reads all 2^B levels at the same addresses (uniform
-  // constant-bank loads, in flight together) and selects its entries' in
-  // registers: a per-thread levels[c] is a divergent constant load, which
-  // the constant cache serves one address at a time (up to 16 replays per
-  // warp, behind a cold miss: the prologue of the presets with tables was
-  // ~1 us longer at B=1 L=1K than k8v4's without, session 15 run3).
-  float lv[kLevels ? (1 << B) : 1];
-  if constexpr (kLevels) {
-    TQ_UNROLL
-    for (int i = 0; i < (1 << B); ++i)
-      lv[i] = float(levels[i]);
-  }
+  // constant-bank operands) and selects its entries: a per-thread
+  // levels[c] is a divergent constant load, which the constant cache
+  // serves one address at a time (up to 16 replays per warp, behind a cold
+  // miss: the prologue of the presets with tables was ~1 us longer at B=1
+  // L=1K than k8v4's without, session 15 run3). The selection runs on the
+  // stored type and converts once (levels held as floats made ptxas spill
+  // k3v3's plans at head_dim 256).
   auto level = [&](int c) {
     if constexpr (kLevels) {
-      float v = lv[0];
+      L v = levels[0];
       TQ_UNROLL
       for (int i = 1; i < (1 << B); ++i)
-        v = c == i ? lv[i] : v;
-      return v;
+        v = c == i ? levels[i] : v;
+      return float(v);
     } else {
       return float(c);
     }
