@@ -405,36 +405,29 @@ TQ_INLINE uint32_t maskOr(uint32_t x, uint32_t mask, uint32_t c) {
 template <class Tn, int NTHREADS, class L>
 TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
   constexpr int B = Tn::kBits, N = Tn::kLutEntries;
-  constexpr bool kLevels = Tn::kQuant == TQ_QUANT_LLOYD_MAX;
-  // Every thread reads all 2^B levels at the same addresses (uniform
-  // constant-bank operands) and selects its entries: a per-thread
-  // levels[c] is a divergent constant load, which the constant cache
-  // serves one address at a time (up to 16 replays per warp, behind a cold
-  // miss: the prologue of the presets with tables was ~1 us longer at B=1
-  // L=1K than k8v4's without, session 15 run3). The selection runs on the
-  // stored type and converts once (levels held as floats made ptxas spill
-  // k3v3's plans at head_dim 256).
-  auto level = [&](int c) {
-    if constexpr (kLevels) {
-      L v = levels[0];
-      TQ_UNROLL
-      for (int i = 1; i < (1 << B); ++i)
-        v = c == i ? levels[i] : v;
-      return float(v);
-    } else {
-      return float(c);
-    }
-  };
+  // Thread f writes entry f's 32 replicas as eight 16-byte pieces, lane l
+  // starting at piece l % 8: a 16-byte store runs as four 8-lane phases,
+  // and in each the 8 lanes then write 8 different bank quads. In piece
+  // order (every lane piece i at once) the 8 entries of a phase, 128 bytes
+  // apart, all hit the same 4 banks: 8-way conflicts, ~2048 cycles of
+  // shared-memory writes for a 4-bit table's 32 KB per CTA, which put the
+  // presets at B=1 L=1K in the order of their tables' sizes (k8v4, none,
+  // 7.0 us; k3v4 7.9; k4v4 8.9-9.1; k4v2 9.2-9.6; session 15 run3, run4).
+  const int rot = threadIndex() & 7;
   for (int f = threadIndex(); f < N; f += NTHREADS) {
     const int c0 = f & ((1 << B) - 1), c1 = f >> B;
-    const float v0 = level(c0), v1 = level(c1);
+    float v0, v1;
+    if constexpr (Tn::kQuant == TQ_QUANT_LLOYD_MAX)
+      v0 = float(levels[c0]), v1 = float(levels[c1]);
+    else
+      v0 = float(c0), v1 = float(c1);
     const uint32_t h = packHalf2(v0, v1);
     u32x4 x;
     x.x = x.y = x.z = x.w = h;
     u32x4 *row = reinterpret_cast<u32x4 *>(lut + f * 32);
     TQ_UNROLL
     for (int i = 0; i < 8; ++i)
-      row[i] = x;
+      row[(i + rot) & 7] = x;
   }
 }
 

@@ -1,5 +1,5 @@
 # Session 15's fourth H200 call (~7 min): the GPU tier on the final kernels
-# of this session (the pair tables' levels read at uniform addresses), then
+# of this session (the pair tables select their levels from uniform addresses, 8608f52, 0ed7dc8), then
 # the decode bench of every preset at the short points, where the tables'
 # fill sat in the prologue (run3: B=1 L=1K k8v4, no table, 7.0 us; k3v4 7.9,
 # k4v4 8.9, k4v2 9.2; SDPA 7.6).
