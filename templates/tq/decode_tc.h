@@ -410,9 +410,10 @@ TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
   // and in each the 8 lanes then write 8 different bank quads. In piece
   // order (every lane piece i at once) the 8 entries of a phase, 128 bytes
   // apart, all hit the same 4 banks: 8-way conflicts, ~2048 cycles of
-  // shared-memory writes for a 4-bit table's 32 KB per CTA, which put the
-  // presets at B=1 L=1K in the order of their tables' sizes (k8v4, none,
-  // 7.0 us; k3v4 7.9; k4v4 8.9-9.1; k4v2 9.2-9.6; session 15 run3, run4).
+  // shared-memory writes for a 4-bit table's 32 KB per CTA: the likely
+  // reason the presets at B=1 L=1K line up by their tables' sizes (k8v4,
+  // none, 7.0 us; k3v4 7.9; k4v4 8.9-9.1; k4v2 9.2-9.6; session 15 run3,
+  // run4; this order not yet timed).
   const int rot = threadIndex() & 7;
   for (int f = threadIndex(); f < N; f += NTHREADS) {
     const int c0 = f & ((1 << B) - 1), c1 = f >> B;
