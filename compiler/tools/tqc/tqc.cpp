@@ -118,7 +118,7 @@ cl::opt<int> planStages(
              "a shared-memory ring with bulk copies (slots of two steps: odd "
              "counts round up; sm_90+, native layout, "
              "16-token pages, recipes whose step fits the prefetch registers, "
-             "e.g. k3v4/k4v4/k4v2/k2v2 at head_dim 128; elsewhere as 2; the "
+             "e.g. every compressed preset at head_dim 128; elsewhere as 2; the "
              "plan listing says which)"),
     cl::cat(tqcCategory));
 cl::opt<int> planExtendBlockN(
