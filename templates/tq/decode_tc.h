@@ -145,12 +145,14 @@ template <class Spec> struct TcPlan {
       Spec::kBlockSize >= 8 && Spec::kHeadsPerCta <= 8;
   /* Registers of one 16-token step's raw data per lane. */
   static constexpr int kRawWords = 2 * K::kWords + 4 * V::kWords + 6;
+  /* Bytes of one (page, head) region: one 16-token step of a ring slot. */
+  static constexpr int kRegionBytes = int(Spec::kHeadStride);
   /* Steps that the shared-memory ring below could hold: whole 16-token
    * pages of the native layout, copied in bulk (sm_90+), lane slices of
    * whole 16-bit units. */
   static constexpr bool kRingLayout =
       kTargetHasBulkCopy && Spec::kBlockSize == 16 &&
-      !VllmNumerics<Spec>::kValue && int(Spec::kHeadStride) % 16 == 0 &&
+      !VllmNumerics<Spec>::kValue && kRegionBytes % 16 == 0 &&
       Spec::kBlockStride % 16 == 0 &&
       minInt(K::kRowAlign, int(lowBit(K::kSliceBytes))) >= 2 &&
       minInt(V::kRowAlign, int(lowBit(V::kSliceBytes))) >= 2;
@@ -238,7 +240,6 @@ template <class Spec> struct TcPlan {
    * ceil(stages / 2) slots, stages rounded up to even. */
   static constexpr int kRingStepsPerSlot = 2;
   static constexpr int kRingSlots = (kRingStages + 1) / 2;
-  static constexpr int kRegionBytes = int(Spec::kHeadStride);
   static constexpr int kSmemRing =
       kRingSlots * kRingStepsPerSlot * Spec::kWarps * kRegionBytes;
   static constexpr bool kRingShape = kRingLayout && kPrefetch;
@@ -412,8 +413,9 @@ TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
   // apart, all hit the same 4 banks: 8-way conflicts, ~2048 cycles of
   // shared-memory writes for a 4-bit table's 32 KB per CTA: the likely
   // reason the presets at B=1 L=1K line up by their tables' sizes (k8v4,
-  // none, 7.0 us; k3v4 7.9; k4v4 8.9-9.1; k4v2 9.2-9.6; session 15 run3,
-  // run4; this order not yet timed).
+  // none, 7.0 us; k3v4 7.9; k4v4 8.9-9.1; k4v2 9.2-9.6: bench/results/
+  // 2026-12-02-session15-h200 run3, run4, before this order; the order
+  // itself not yet timed).
   const int rot = threadIndex() & 7;
   for (int f = threadIndex(); f < N; f += NTHREADS) {
     const int c0 = f & ((1 << B) - 1), c1 = f >> B;
