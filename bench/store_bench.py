@@ -24,17 +24,18 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from decode_bench import BLOCK, PEAK, capture, check, median_us, replicas_for  # noqa: E402
+from decode_bench import PEAK, capture, check, median_us, replicas_for  # noqa: E402
 
 
-def store_point(plan, bundle, tokens, bpth, reps, gen, cap):
-    """us per store of `tokens` tokens, over rotating inputs and pages."""
+def store_point(plan, bundle, tokens, bpth, block, reps, gen, cap):
+    """us per store of `tokens` tokens into pages of `block` tokens, over
+    rotating inputs and pages."""
     hkv, d = bundle.num_kv_heads, bundle.head_dim
     io = tokens * hkv * (d * 2 * 2 + bpth) + tokens * 8
     R = replicas_for(io, cap)
-    blocks = math.ceil(tokens / BLOCK) * R
+    blocks = math.ceil(tokens / block) * R
     cache = bundle.allocate_cache(num_blocks=blocks)
-    perm = torch.randperm(blocks * BLOCK, device="cuda", generator=gen)
+    perm = torch.randperm(blocks * block, device="cuda", generator=gen)
     ks = [torch.randn(tokens, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
           for _ in range(R)]
     vs = [torch.randn(tokens, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -55,15 +56,16 @@ def bench(tqrt, bundle_dir, step_tokens, chunk_tokens, reps, gen):
     info = json.load(open(os.path.join(bundle_dir, "manifest.json")))
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
     bpth = info["layout"]["bytes_per_token_head"]
+    block = info["spec"]["block_size"]
     plan = bundle.plan(max_batch=1, max_tokens=chunk_tokens)
 
     # Correctness: one chunk stored, then decoded against SDPA.
     L = chunk_tokens
-    blocks = math.ceil(L / BLOCK)
+    blocks = math.ceil(L / block)
     cache = bundle.allocate_cache(num_blocks=blocks)
     table = torch.randperm(blocks, device="cuda", generator=gen).to(torch.int32)
-    slots = (table.to(torch.int64).repeat_interleave(BLOCK) * BLOCK
-             + torch.arange(BLOCK, device="cuda").repeat(blocks))[:L].contiguous()
+    slots = (table.to(torch.int64).repeat_interleave(block) * block
+             + torch.arange(block, device="cuda").repeat(blocks))[:L].contiguous()
     k = torch.randn(L, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     v = torch.randn(L, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     plan.store(k, v, cache, slots)
@@ -78,9 +80,9 @@ def bench(tqrt, bundle_dir, step_tokens, chunk_tokens, reps, gen):
     # The store grid is the plan's max_tokens: an engine plans the decode
     # step (max_tokens = its batch) apart from prefill chunks.
     step_plan = bundle.plan(max_batch=step_tokens, max_tokens=step_tokens)
-    step_us, step_bytes, step_r = store_point(step_plan, bundle, step_tokens, bpth, reps, gen, 256)
+    step_us, step_bytes, step_r = store_point(step_plan, bundle, step_tokens, bpth, block, reps, gen, 256)
     step_plan.close()
-    chunk_us, chunk_bytes, chunk_r = store_point(plan, bundle, chunk_tokens, bpth, reps, gen, 16)
+    chunk_us, chunk_bytes, chunk_r = store_point(plan, bundle, chunk_tokens, bpth, block, reps, gen, 16)
     plan.close()
     bundle.close()
     return dict(preset=info["spec"]["preset"], ok=ok, cos=cos, rel=rel,
