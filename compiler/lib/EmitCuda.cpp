@@ -380,6 +380,20 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
     os << "  __device__ static const " << type << " *" << fn << "() { return "
        << (present ? array : "nullptr") << "; }\n";
   };
+  // Level i of a codebook as a constant expression: the decode's pair
+  // tables are filled from immediates (a select per level), so the first
+  // steps never wait on a cold constant-memory load.
+  auto levelFn = [&](const TensorConfig &t, const char *fn) {
+    if (t.quant.kind != QuantKind::LloydMax)
+      return;
+    os << "  __host__ __device__ static constexpr double " << fn
+       << "(int i) {\n    return";
+    for (size_t i = 0; i + 1 < t.levels.size(); ++i)
+      os << " i == " << i << " ? " << doubleLiteral(t.levels[i]) << " :";
+    os << " " << doubleLiteral(t.levels.back()) << ";\n  }\n";
+  };
+  levelFn(c.key, "keyLevel");
+  levelFn(c.value, "valueLevel");
   accessor("double", "keyLevels", c.key.quant.kind == QuantKind::LloydMax,
            "tq_key_levels");
   accessor("double", "valueLevels", c.value.quant.kind == QuantKind::LloydMax,

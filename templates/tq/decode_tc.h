@@ -399,29 +399,51 @@ TQ_INLINE uint32_t maskOr(uint32_t x, uint32_t mask, uint32_t c) {
   return lop3<0xea>(x, mask, c); // (a & b) | c
 }
 
+/* Level c of a Lloyd-Max tensor's codebook, from the Spec's constant
+ * expressions (keyLevel / valueLevel): one compare and select per level, no
+ * memory access. The levels' `__constant__` array is a cold load in every
+ * CTA's prologue, issued after the page table's (the ring's copies wait on
+ * that one), so two DRAM latencies ran in series before the first step: the
+ * presets with a table were ~1 us slower than k8v4 at B=1 L=1K (bench/
+ * results/2026-12-02-session16-h200 run1, after the fill's bank conflicts
+ * were gone). */
+template <class Spec, bool IsKey> TQ_INLINE float codebookLevel(int c) {
+  constexpr int K = 1 << TensorSpec<Spec, IsKey>::kBits;
+  float v = 0.f;
+  TQ_UNROLL
+  for (int i = 0; i < K; ++i) {
+    float l;
+    if constexpr (IsKey)
+      l = float(Spec::keyLevel(i));
+    else
+      l = float(Spec::valueLevel(i));
+    v = c == i ? l : v;
+  }
+  return v;
+}
+
 /* Pair table of a tensor with b-bit codes: entry f = c0 | c1 << b holds
  * half2(level(c0), level(c1)) (uniform codes: the integers), replicated 32
  * times so that lane l reads word f·32 + l: byte offset (f << 7) | (l << 2),
  * never a bank conflict. */
-template <class Tn, int NTHREADS, class L>
-TQ_INLINE void fillPairTable(uint32_t *lut, const L *levels) {
+template <class Spec, bool IsKey, int NTHREADS>
+TQ_INLINE void fillPairTable(uint32_t *lut) {
+  using Tn = TcTensor<Spec, IsKey>;
   constexpr int B = Tn::kBits, N = Tn::kLutEntries;
   // Thread f writes entry f's 32 replicas as eight 16-byte pieces, lane l
   // starting at piece l % 8: a 16-byte store runs as four 8-lane phases,
   // and in each the 8 lanes then write 8 different bank quads. In piece
   // order (every lane piece i at once) the 8 entries of a phase, 128 bytes
   // apart, all hit the same 4 banks: 8-way conflicts, ~2048 cycles of
-  // shared-memory writes for a 4-bit table's 32 KB per CTA: the likely
-  // reason the presets at B=1 L=1K line up by their tables' sizes (k8v4,
-  // none, 7.0 us; k3v4 7.9; k4v4 8.9-9.1; k4v2 9.2-9.6: bench/results/
-  // 2026-12-02-session15-h200 run3, run4, before this order; the order
-  // itself not yet timed).
+  // shared-memory writes for a 4-bit table's 32 KB per CTA (B=1 L=1K, H200:
+  // k4v4 8.9 -> 8.0 us, k4v2 9.2 -> 8.3, bench/results/
+  // 2026-12-02-session16-h200 run1 against session 15's run3).
   const int rot = threadIndex() & 7;
   for (int f = threadIndex(); f < N; f += NTHREADS) {
     const int c0 = f & ((1 << B) - 1), c1 = f >> B;
     float v0, v1;
     if constexpr (Tn::kQuant == TQ_QUANT_LLOYD_MAX)
-      v0 = float(levels[c0]), v1 = float(levels[c1]);
+      v0 = codebookLevel<Spec, IsKey>(c0), v1 = codebookLevel<Spec, IsKey>(c1);
     else
       v0 = float(c0), v1 = float(c1);
     const uint32_t h = packHalf2(v0, v1);
@@ -840,13 +862,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
 
   // ---- Prologue: pair tables, queries, B fragments -----------------------
   if constexpr (K::kKind == kTcLut)
-    fillPairTable<K, NW * kWarpSize>(sLutK, Spec::keyLevels());
-  if constexpr (V::kKind == kTcLut) {
-    if constexpr (V::kQuant == TQ_QUANT_LLOYD_MAX)
-      fillPairTable<V, NW * kWarpSize>(sLutV, Spec::valueLevels());
-    else
-      fillPairTable<V, NW * kWarpSize>(sLutV, static_cast<const float *>(nullptr));
-  }
+    fillPairTable<Spec, true, NW * kWarpSize>(sLutK);
+  if constexpr (V::kKind == kTcLut)
+    fillPairTable<Spec, false, NW * kWarpSize>(sLutV);
   if constexpr (Pl::kRing)
     loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
   else

@@ -201,6 +201,18 @@ int main(int argc, char **argv) {
               plan.blockN, plan.splits, plan.warps, plan.headsPerCta);
   std::printf("  static constexpr int kStoreWarps = %d;\n", plan.storeWarps);
   std::printf("  static constexpr int kSmCount = 132;\n"); // the H200's
+  // The levels as constant expressions (EmitCuda.cpp emits the same).
+  auto levelFn = [](const TensorCodec &t, const char *fn) {
+    if (!t.codebook())
+      return;
+    const std::vector<double> &v = t.codebook()->levels;
+    std::printf("  __host__ __device__ static constexpr double %s(int i) {\n    return", fn);
+    for (size_t i = 0; i + 1 < v.size(); ++i)
+      std::printf(" i == %zu ? %.17g :", i, v[i]);
+    std::printf(" %.17g;\n  }\n", v.back());
+  };
+  levelFn(K, "keyLevel");
+  levelFn(V, "valueLevel");
   std::printf("  __device__ static const %s *keyLevels() { return %s; }\n",
               lt, kLm ? "tq_key_levels" : "nullptr");
   std::printf("  __device__ static const %s *valueLevels() { return %s; }\n",
