@@ -18,6 +18,7 @@
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
 #   ncu-store   ncu sections of the k3v4 store kernel, a 16K-token chunk
+#             (NCU_STORE_SECTIONS replaces the sections; NCU a wrapper)
 #   ncu-decode  ncu sections of k3v4 decode variants at B=32, L=32K: the
 #             shipped plan, then 2-split BLOCK_N-64 plans of 4 and 8 warps
 #             with 2 and 4 stages (4: the copy ring); NCU_DECODE_EXTRA adds
@@ -133,7 +134,7 @@ for stage in $stages; do
     ;;
   ncu-store)
     bundle k3v4 --preset k3v4 --tuning-db "$db"
-    S="$ncu_sections --section InstructionStats"
+    S="${NCU_STORE_SECTIONS:-$ncu_sections --section InstructionStats}"
     # The first store launch is store_bench's 16K-token correctness chunk.
     ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:tq_store_bf16 --launch-count 1 $S \
       python3 bench/store_bench.py --tqrt build-gpu/runtime --bundles "$work/k3v4" \
