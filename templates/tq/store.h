@@ -206,9 +206,30 @@ TQ_INLINE uint32_t roundHalfUpCode(float d, float s, float r, int top) {
   const int v = roundHalfUpUnclamped(d, s, r);
   return uint32_t(v < 0 ? 0 : (v > top ? top : v));
 }
-/* roundHalfUpCode where the caller knows the code is in [0, top]. */
-TQ_INLINE uint32_t roundHalfUpCodeInRange(float d, float s, float r) {
-  return uint32_t(roundHalfUpUnclamped(d, s, r));
+/* The same code in one rounding, for a vector whose codes all lie in
+ * [0, top]: e = d + s/2 = y - (z - s/2) (the caller checks z - s/2 exact),
+ * r = 1/s rounded toward +infinity, and floor(e·r) from one fma rounded
+ * toward -infinity onto 2^23 (the integer in the low mantissa bits: a value
+ * below 0, or of 2^23 and above, reads as a code above top, which the
+ * caller's range test on the extremes catches; e·r is monotone in y).
+ * Exact half steps code up as on the host: e = k·s exactly gives e·r >= k.
+ * Above the true code only where e/s lies within 16·2^-23 below an integer
+ * (r's rounding), and as the exact e when y - (z - s/2) rounds: with bf16 /
+ * fp16 inputs and an fp16 zero and scale, only a vector whose zero or some
+ * coordinate is ~2^-19 of the scale can put a coordinate there, and it then
+ * codes one step up from a point indistinguishable from the boundary (a
+ * tie). Two instructions (the subtraction and the fma) where the exact
+ * guess and check took seven (k3v4 store, sm_90: ~340 of its ~1440
+ * instructions per token). */
+TQ_INLINE uint32_t roundHalfUpFloor(float e, float r) {
+  constexpr float kTwo23 = 8388608.f;
+  constexpr uint32_t kTwo23Bits = 0x4b000000u;
+  return floatToBits(fmaDown(e, r, kTwo23)) - kTwo23Bits;
+}
+/* Whether a - b rounded to c is exact (Knuth's two-sum error term is 0). */
+TQ_INLINE bool differenceIsExact(float a, float b, float c) {
+  const float bb = c - a;
+  return (a - (c - bb)) + (-b - bb) == 0.f;
 }
 
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
@@ -324,25 +345,28 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
         c[i] = uint32_t(q);
       }
     } else {
-      // A zero scale (an fp16 underflow) codes every coordinate 0: clamped
-      // to [0, 0] rather than a branch per coordinate.
-      const R r = s > R(0) ? rcpTowardZero(s) : R(0);
-      const int top = s > R(0) ? kTop : 0;
-      // Usually every code lies in [0, top] without clamping: when the
-      // smallest difference lo - z is >= 0 (z rounded down) and the largest
-      // one's code is <= top (the sign of one fma, as in roundHalfUpCode),
-      // every d between them codes in range (the guess never exceeds the
-      // code). Decided per vector, uniform over its group: two integer
-      // clamps per coordinate less.
-      const R dLo = lo - z, dHi = hi - z;
-      if (s > R(0) && dLo >= R(0) && fmaf(R(kTop) + R(0.5), s, -dHi) > R(0)) {
+      // Usually one floor per coordinate (roundHalfUpFloor) gives every
+      // code; a vector whose extreme codes fall outside [0, top], or whose
+      // half-step-shifted zero is not exact in float, takes the exact
+      // clamped path (roundHalfUpCode). Decided per vector, uniform over
+      // its group.
+      const R h = R(0.5) * s, zh = z - h;
+      const R r = s > R(0) ? rcpTowardInf(s) : R(0);
+      const uint32_t cLo = roundHalfUpFloor(lo - zh, r);
+      const uint32_t cHi = roundHalfUpFloor(hi - zh, r);
+      if (s > R(0) && differenceIsExact(z, h, zh) && cLo <= uint32_t(kTop) &&
+          cHi <= uint32_t(kTop)) {
         TQ_UNROLL
         for (int i = 0; i < E; ++i)
-          c[i] = roundHalfUpCodeInRange(y[i] - z, s, r);
+          c[i] = roundHalfUpFloor(y[i] - zh, r);
       } else {
+        // A zero scale (an fp16 underflow) codes every coordinate 0:
+        // clamped to [0, 0] rather than a branch per coordinate.
+        const R rz = s > R(0) ? rcpTowardZero(s) : R(0);
+        const int top = s > R(0) ? kTop : 0;
         TQ_UNROLL
         for (int i = 0; i < E; ++i)
-          c[i] = roundHalfUpCode(y[i] - z, s, r, top);
+          c[i] = roundHalfUpCode(y[i] - z, s, rz, top);
       }
     }
     writeCodes<D, TS::kBits, Info::kCodesAlign, G>(codesRow, c, codes, live);
@@ -549,25 +573,30 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
     step[k - 1] = c * c - prev;
     prev = c * c;
   }
+  // Per coordinate, from masks (all ones = -1, one FSET each) rather than
+  // compares and selects: mm = #{thresholds above |u|} = M - 1 - m as the
+  // negated sum of the "below" masks, then the code in one logic op:
+  // M + m = (K - 1) - mm = (K - 1) ^ mm above zero, M - 1 - m = mm below.
+  // below[k] sums the masks too: -#{|u| < threshold k}.
   uint32_t c[E];
-  uint32_t count[M > 1 ? M - 1 : 1] = {};
+  uint32_t below[M > 1 ? M - 1 : 1] = {};
   TQ_UNROLL
   for (int i = 0; i < E; ++i) {
     const float a = fabsf(y[i]);
-    uint32_t m = 0;
+    uint32_t sum = 0;
     TQ_UNROLL
     for (int k = 0; k < M - 1; ++k) {
-      const uint32_t ge = a >= thr[k] ? 1u : 0u;
-      m += ge;
-      count[k] += ge;
+      const uint32_t lt = maskLt(a, thr[k]);
+      sum += lt;
+      below[k] += lt;
     }
-    // M - 1 - m = (K - 1) ^ (M + m): the mirror of the upper cell.
-    c[i] = (uint32_t(M) + m) ^ (y[i] < 0.f ? uint32_t(K - 1) : 0u);
+    const uint32_t mm = 0u - sum;
+    c[i] = mm ^ (~maskLt(y[i], 0.f) & uint32_t(K - 1));
   }
   float g2 = float(E) * c0 * c0;
   TQ_UNROLL
   for (int k = 0; k < M - 1; ++k)
-    g2 = fmaf(float(count[k]), step[k], g2);
+    g2 = fmaf(float(E - int(0u - below[k])), step[k], g2);
   g2 = groupSum<G>(g2);
   float s = n;
   if constexpr (TS::kNormCorrect)

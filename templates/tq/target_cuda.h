@@ -272,6 +272,18 @@ TQ_INLINE float rcpFast(float x) {
 /* 1/x rounded toward zero (IEEE): never above the true reciprocal (the
  * store's uniform codes start from it). */
 TQ_INLINE float rcpTowardZero(float x) { return __frcp_rz(x); }
+/* 1/x rounded toward +infinity (IEEE): never below the true reciprocal. */
+TQ_INLINE float rcpTowardInf(float x) { return __frcp_ru(x); }
+/* a·b + c rounded once toward -infinity (one FFMA.RM): with c = 2^23 and
+ * 0 <= a·b < 2^23, floor(a·b) in the low mantissa bits. */
+TQ_INLINE float fmaDown(float a, float b, float c) { return __fmaf_rd(a, b, c); }
+/* All ones where a < b, else 0 (NaN: 0), as one FSET: the mask adds
+ * (as -1) straight into counts, where a compare and a select take two. */
+TQ_INLINE uint32_t maskLt(float a, float b) {
+  uint32_t r;
+  asm("set.lt.u32.f32 %0, %1, %2;" : "=r"(r) : "f"(a), "f"(b));
+  return r;
+}
 TQ_INLINE float negInf() { return __uint_as_float(0xff800000u); }
 TQ_INLINE bool isNegInf(float x) { return __float_as_uint(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's

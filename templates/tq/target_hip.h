@@ -452,6 +452,18 @@ TQ_INLINE float rcpTowardZero(float x) {
              ? __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, r) - 1u)
              : r;
 }
+/* 1/x rounded toward +infinity (x > 0 finite): the IEEE quotient, one
+ * step up where it rounded down. */
+TQ_INLINE float rcpTowardInf(float x) {
+  const float r = 1.0f / x;
+  return __builtin_fmaf(r, x, -1.0f) < 0.0f
+             ? __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, r) + 1u)
+             : r;
+}
+/* a·b + c rounded once toward -infinity, as target_cuda.h. */
+TQ_INLINE float fmaDown(float a, float b, float c) { return __fmaf_rd(a, b, c); }
+/* All ones where a < b, else 0 (NaN: 0), as target_cuda.h. */
+TQ_INLINE uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }
 TQ_INLINE bool isNegInf(float x) { return floatToBits(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <cmath>
 #include <ucontext.h>
 #include <vector>
 #include <functional>
@@ -233,6 +234,24 @@ inline float rcpTowardZero(float x) {
   if (double(f) > q) f = std::nextafter(f, 0.0f);
   return f;
 }
+// 1/x rounded toward +infinity: the double quotient's float, stepped up
+// where it rounded down (x > 0 finite).
+inline float rcpTowardInf(float x) {
+  const double q = 1.0 / double(x);
+  float f = float(q);
+  if (double(f) < q) f = std::nextafter(f, INFINITY);
+  return f;
+}
+// a·b + c rounded once toward -infinity: the nearest float, stepped down
+// where it lies above the exact value (the sign of a·b + (c - r) in one
+// double fma: a·b and c - r are exact in double).
+inline float fmaDown(float a, float b, float c) {
+  float r = std::fmaf(a, b, c);
+  if (std::fma(double(a), double(b), double(c) - double(r)) < 0.0)
+    r = std::nextafter(r, -INFINITY);
+  return r;
+}
+inline uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 inline float negInf() { return -INFINITY; }
 inline bool isNegInf(float x) { return x == -INFINITY; }
 inline double divRn(double a, double b) { return a / b; }
