@@ -138,7 +138,7 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
     # cold L2): one eager launch per event pair measured the host's launch
     # path too (~35 us for a 1K chunk whose store takes a few).
     bpth = manifest["layout"]["bytes_per_token_head"]
-    res["store_us"] = store_point(plan, bundle, C, bpth, reps, gen, 16)[0]
+    res["store_us"] = store_point(plan, bundle, C, bpth, BLOCK, reps, gen, 16)[0]
     plan.close()
     bundle.close()
     del cache, kp, vp, ks, vs

@@ -11,8 +11,10 @@
  * boundaries held in registers (storeLloydMaxRegs); above 128, G =
  * head_dim/16, and QJL keys G = 32 (their sign sketch is one ballot per 32
  * rows). Codes are packed in registers and each lane stores its own bytes
- * of the code row (writeCodes); uniform codes take an exact rounded
- * quotient without a division or a conversion-unit op (roundHalfUpCode).
+ * of the code row (writeCodes); uniform codes take the host's rounded
+ * quotient from one fma rounded down, without a division or a
+ * conversion-unit op (roundHalfUpFloor), Lloyd-Max cells come from float
+ * signs packed as they are made (signCellCodes).
  * k3v4 on sm_90: 1464 SASS instructions per lane of an 8-lane group (16 + 16
  * coordinates per lane) -> 2136 per lane of a 4-lane group (32 + 32), of
  * which ~1700 on the usual path (the rest: unaligned-load, division and
@@ -143,17 +145,27 @@ TQ_INLINE void writeF16(uint8_t *p, uint32_t bits) { storeGlobal2(p, bits); }
  * packed words spilled registers on sm_100 and sm_120).
  * The shared path costs a byte store per code and a gather of one load per
  * code and unit, all of it on the store's instruction budget. */
+template <int D, int BITS, int G>
+constexpr bool kLanePacked =
+    G < kWarpSize && D / G * BITS % 8 == 0 && D / G * BITS <= 128;
+
+/* A lane's packed code words (kLanePacked) at its place in the code row. */
+template <int D, int BITS, int ALIGN, int G>
+TQ_INLINE void writeLaneWords(uint8_t *row, const uint32_t (&w)[4], bool live) {
+  constexpr int kBytes = D / G * BITS / 8;
+  if (live)
+    storeChunk<kBytes, ALIGN>(row + (laneIndex() & (G - 1)) * kBytes, w);
+}
+
 template <int D, int BITS, int ALIGN, int G>
 TQ_INLINE void writeCodes(uint8_t *row, const uint32_t (&c)[D / G],
                           uint8_t *codes, bool live) {
   constexpr int E = D / G;
   const int lane = laneIndex() & (G - 1);
-  if constexpr (G < kWarpSize && E * BITS % 8 == 0 && E * BITS <= 128) {
-    constexpr int kBytes = E * BITS / 8;
+  if constexpr (kLanePacked<D, BITS, G>) {
     uint32_t w[4];
     packLaneCodes<E, BITS>(c, w);
-    if (live)
-      storeChunk<kBytes, ALIGN>(row + lane * kBytes, w);
+    writeLaneWords<D, BITS, ALIGN, G>(row, w, live);
   } else {
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
@@ -179,57 +191,51 @@ TQ_INLINE void writeCodesAndScale(uint8_t *region, int pos,
     writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, scaleBits);
 }
 
-/* The uniform code floor(d / s + 1/2) clamped to [0, top], of floats d and
- * s > 0, exactly (as the float64 host codec computes it), from r = 1/s
- * rounded toward zero (rcpTowardZero, once per vector). The guess rounds
- * d·r to the nearest integer by adding 1.5·2^23 (the integer lands in the
- * low mantissa bits and is read back as an integer) rather than with floor
- * and a float-to-integer conversion, which on sm_90 both run on the
- * quarter-rate conversion unit. Since r <= 1/s the guess is q or q - 1 (d·r
- * is at most d/s and within a few ulps of it; a tie rounding to even only
- * goes down), and the sign of one fma (one rounding of the exact
- * (guess + 1/2)·s - d, so the sign is exact) settles it: <= 0 means d lies
- * in the next step or above (half steps round up, as on the host; bf16
- * inputs land on them often). An IEEE division per coordinate cost ~10
- * instructions and a slow-path branch and rounded twice; the earlier
- * guess from an approximate reciprocal needed a check in each direction.
- * Far outside [0, top] (|d·r| >= 2^22: a scale clamped to 1e-8) the bits
- * stay monotone in d, so the clamp still decides. */
-TQ_INLINE int roundHalfUpUnclamped(float d, float s, float r) {
-  constexpr float kMagic = 12582912.f;
-  constexpr int kMagicBits = 0x4b400000;
-  const float g = fmaf(d, r, kMagic);
-  const float above = fmaf(g - kMagic + 0.5f, s, -d);
-  return int(floatToBits(g)) - kMagicBits + (above <= 0.f ? 1 : 0);
+/* writeCodesAndScale from the lane's packed code words (kLanePacked). */
+template <class Info, int G>
+TQ_INLINE void writeWordsAndScale(uint8_t *region, int pos,
+                                  const uint32_t (&w)[4], bool live,
+                                  uint32_t scaleBits) {
+  using TS = typename Info::TS;
+  writeLaneWords<Info::kDim, TS::kBits, Info::kCodesAlign, G>(
+      region + TS::kCodesOffset + pos * TS::kCodesStride, w, live);
+  if (live && (laneIndex() & (G - 1)) == 0)
+    writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, scaleBits);
 }
-TQ_INLINE uint32_t roundHalfUpCode(float d, float s, float r, int top) {
-  const int v = roundHalfUpUnclamped(d, s, r);
-  return uint32_t(v < 0 ? 0 : (v > top ? top : v));
-}
-/* The same code in one rounding, for a vector whose codes all lie in
- * [0, top]: e = d + s/2 = y - (z - s/2) (the caller checks z - s/2 exact),
- * r = 1/s rounded toward +infinity, and floor(e·r) from one fma rounded
- * toward -infinity onto 2^23 (the integer in the low mantissa bits: a value
- * below 0, or of 2^23 and above, reads as a code above top, which the
- * caller's range test on the extremes catches; e·r is monotone in y).
- * Exact half steps code up as on the host: e = k·s exactly gives e·r >= k.
- * Above the true code only where e/s lies within 16·2^-23 below an integer
- * (r's rounding), and as the exact e when y - (z - s/2) rounds: with bf16 /
- * fp16 inputs and an fp16 zero and scale, only a vector whose zero or some
- * coordinate is ~2^-19 of the scale can put a coordinate there, and it then
- * codes one step up from a point indistinguishable from the boundary (a
- * tie). Two instructions (the subtraction and the fma) where the exact
- * guess and check took seven (k3v4 store, sm_90: ~340 of its ~1440
- * instructions per token). */
-TQ_INLINE uint32_t roundHalfUpFloor(float e, float r) {
+
+/* The uniform code floor(d / s + 1/2) of a coordinate y (d = y - z), as
+ * the float64 host codec computes it, in one rounding: e = d + s/2 =
+ * y - (z - s/2), r = 1/s rounded toward +infinity, and floor(e·r) from one
+ * fma rounded toward -infinity onto 2^23 (the integer lands in the low
+ * mantissa bits; a value below 0, of 2^23 and above, or NaN reads as a code
+ * above any top, which the caller's range test on the extremes catches:
+ * e·r is monotone in y). Exact half steps code up as on the host: e = k·s
+ * exactly gives e·r >= k. Above the host's code only where e/s lies within
+ * 16·2^-23 below an integer (r's rounding), or where z - s/2 or y - (z - s/2)
+ * rounds: with bf16 / fp16 inputs and an fp16 zero and scale, only vectors
+ * with a coordinate or zero ~2^-19 of the scale, or an offset ~2^13 times
+ * the scale, can put a coordinate there, and it then codes one step up from
+ * a point indistinguishable from the boundary (a tie; the CPU emulator's
+ * store check: 0 of 5990 token-heads for k3v4). Two instructions (the
+ * subtraction and the fma) where an exact guess and check took seven and a
+ * division ~10 (k3v4 store, sm_90: ~340 of its ~1440 instructions per
+ * token). */
+constexpr uint32_t kTwo23Bits = 0x4b000000u; // 2^23 as a float's bits
+/* 2^23 + floor(e·r) as a float's bits: roundHalfUpFloor before the bias
+ * comes off (packLaneCodesBiased takes it off a word at a time). */
+TQ_INLINE uint32_t roundHalfUpFloorBiased(float e, float r) {
   constexpr float kTwo23 = 8388608.f;
-  constexpr uint32_t kTwo23Bits = 0x4b000000u;
-  return floatToBits(fmaDown(e, r, kTwo23)) - kTwo23Bits;
+  return floatToBits(fmaDown(e, r, kTwo23));
 }
-/* Whether a - b rounded to c is exact (Knuth's two-sum error term is 0). */
-TQ_INLINE bool differenceIsExact(float a, float b, float c) {
-  const float bb = c - a;
-  return (a - (c - bb)) + (-b - bb) == 0.f;
+TQ_INLINE uint32_t roundHalfUpFloor(float e, float r) {
+  return roundHalfUpFloorBiased(e, r) - kTwo23Bits;
+}
+/* roundHalfUpFloor clamped to [0, top] (the float clamps before the bits
+ * are read, so no e·r wraps around). */
+TQ_INLINE uint32_t roundHalfUpFloorClamped(float e, float r, int top) {
+  constexpr float kTwo23 = 8388608.f;
+  const float f = fminf(fmaxf(fmaDown(e, r, kTwo23), kTwo23), kTwo23 + float(top));
+  return floatToBits(f) - kTwo23Bits;
 }
 
 /* FORMATS.md's vLLM codebook key, in fp32: n = ‖k‖, y = H·(k/(n + 1e-8)),
@@ -327,11 +333,19 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
     const uint32_t z16 = toF16Bits(lo);
     const R s = Info::kVllmStore ? exact : R(f16BitsToFloat(s16));
     const R z = Info::kVllmStore ? lo : R(f16BitsToFloat(z16));
+    // After the codes (written first, the scale and zero pushed sm_120's
+    // QJL store into spills).
+    auto writeScaleZero = [&] {
+      if (live && lane == 0) {
+        writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
+        writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
+      }
+    };
     // bf16 inputs put (y - z) / s on exact half steps often (a
-    // reciprocal's product alone turned 5 of 5990 token-heads for k3v4 and
-    // 212 for the vLLM layout into ties on the CPU emulator): the native
-    // layout takes the exact rounded quotient as the float64 host does
-    // (roundHalfUpCode, no division), the vLLM layout vLLM's own fp32
+    // reciprocal's product rounded to nearest alone turned 5 of 5990
+    // token-heads for k3v4 and 212 for the vLLM layout into ties on the CPU
+    // emulator): the native layout rounds the half steps up as the float64
+    // host does (roundHalfUpFloor), the vLLM layout takes vLLM's own fp32
     // division, then + 1/2 and floor.
     uint32_t c[E];
     if constexpr (Info::kVllmStore) {
@@ -345,35 +359,35 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
         c[i] = uint32_t(q);
       }
     } else {
-      // Usually one floor per coordinate (roundHalfUpFloor) gives every
-      // code; a vector whose extreme codes fall outside [0, top], or whose
-      // half-step-shifted zero is not exact in float, takes the exact
-      // clamped path (roundHalfUpCode). Decided per vector, uniform over
-      // its group.
-      const R h = R(0.5) * s, zh = z - h;
+      // One floor per coordinate (roundHalfUpFloor); a vector with an
+      // extreme code outside [0, top] (z rounded past its side, a scale
+      // clamped to 1e-8, or a zero scale: r = 0, every code 0) clamps every
+      // coordinate. Decided per vector, uniform over its group.
+      const R zh = z - R(0.5) * s;
       const R r = s > R(0) ? rcpTowardInf(s) : R(0);
-      const uint32_t cLo = roundHalfUpFloor(lo - zh, r);
-      const uint32_t cHi = roundHalfUpFloor(hi - zh, r);
-      if (s > R(0) && differenceIsExact(z, h, zh) && cLo <= uint32_t(kTop) &&
-          cHi <= uint32_t(kTop)) {
+      if (roundHalfUpFloor(lo - zh, r) <= uint32_t(kTop) &&
+          roundHalfUpFloor(hi - zh, r) <= uint32_t(kTop)) {
         TQ_UNROLL
         for (int i = 0; i < E; ++i)
-          c[i] = roundHalfUpFloor(y[i] - zh, r);
+          c[i] = roundHalfUpFloorBiased(y[i] - zh, r);
+        if constexpr (kLanePacked<D, TS::kBits, G>) {
+          uint32_t w[4];
+          packLaneCodesBiased<E, TS::kBits, kTwo23Bits>(c, w);
+          writeLaneWords<D, TS::kBits, Info::kCodesAlign, G>(codesRow, w, live);
+          writeScaleZero();
+          return;
+        }
+        TQ_UNROLL
+        for (int i = 0; i < E; ++i)
+          c[i] -= kTwo23Bits;
       } else {
-        // A zero scale (an fp16 underflow) codes every coordinate 0:
-        // clamped to [0, 0] rather than a branch per coordinate.
-        const R rz = s > R(0) ? rcpTowardZero(s) : R(0);
-        const int top = s > R(0) ? kTop : 0;
         TQ_UNROLL
         for (int i = 0; i < E; ++i)
-          c[i] = roundHalfUpCode(y[i] - z, s, rz, top);
+          c[i] = roundHalfUpFloorClamped(y[i] - zh, r, kTop);
       }
     }
     writeCodes<D, TS::kBits, Info::kCodesAlign, G>(codesRow, c, codes, live);
-    if (live && lane == 0) {
-      writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, s16);
-      writeF16(region + TS::kZeroOffset + pos * TS::kZeroStride, z16);
-    }
+    writeScaleZero();
   }
 }
 
@@ -494,6 +508,102 @@ TQ_INLINE void storeLloydMax(const float (&x)[Spec::kHeadDim / G],
   }
 }
 
+/* Lloyd-Max codes of 2..4 bits from float signs, packed as they are made
+ * (storeLloydMaxRegs). With NT = M - 1 positive thresholds t_0 < ... and
+ * D_k = |u| - t_k, mm = #{k : D_k < 0} (the thresholds above |u|) is a
+ * thermometer code: [mm >= j] is D_{M-1-j}'s sign bit, and bit b of mm is
+ * the XOR of [mm >= j] over the multiples j of 2^b. A code is
+ * mm ^ (~neg & (K - 1)) (storeLloydMaxRegs), so its bit b < BITS - 1 is
+ * mm's bit b XOR n and its top bit is n, n = ~sign(u): every code bit is
+ * bit 31 of a logic op on float bit patterns. A funnel shift then inserts
+ * each at the bottom of its stream word, from the stream's top bit down
+ * (Horner): one FADD per threshold, a logic op or two and one shift per
+ * code bit, where compares, selects, adds and a shift-or took ~14
+ * instructions per 3-bit code (k3v4 store, sm_90). */
+template <int E, int BITS, int NT>
+TQ_INLINE void signCellCodes(const float (&y)[E], const float (&thr)[NT],
+                             uint32_t (&w)[4]) {
+  constexpr int M = 1 << (BITS - 1);
+  static_assert(BITS >= 2 && BITS <= 4 && NT == M - 1 && E * BITS <= 128,
+                "2..4-bit codes, <= 16 bytes per lane");
+  TQ_UNROLL
+  for (int k = 0; k < 4; ++k)
+    w[k] = 0;
+  TQ_UNROLL
+  for (int i = E - 1; i >= 0; --i) {
+    // u's sign bit, with u = -0.0 as +0 (the host's -0.0 < 0 is false):
+    // Y & (Y - 1) clears bit 31 only for Y = 0x80000000. The code bits are
+    // inserted inverted (from the sign bit, not n) and the words flipped
+    // once at the end.
+    const uint32_t bits = floatToBits(y[i]);
+    const uint32_t sign = bits & (bits - 1u);
+    uint32_t d[NT];
+    TQ_UNROLL
+    for (int k = 0; k < NT; ++k)
+      d[k] = floatToBits(fabsf(y[i]) - thr[k]);
+    TQ_UNROLL
+    for (int b = BITS - 1; b >= 0; --b) {
+      uint32_t v = sign;
+      if (b < BITS - 1) {
+        TQ_UNROLL
+        for (int j = 1 << b; j <= M - 1; j += 1 << b)
+          v ^= d[M - 1 - j];
+      }
+      const int q = i * BITS + b; // stream bit
+      w[q >> 5] = funnelShiftRight(v, w[q >> 5], 31u);
+    }
+  }
+  TQ_UNROLL
+  for (int k = 0; k < (E * BITS + 31) / 32; ++k)
+    w[k] = ~w[k] & (E * BITS - 32 * k >= 32 ? ~0u : (1u << (E * BITS - 32 * k)) - 1u);
+}
+
+/* The stream bits of word wi that start a code (E codes of BITS bits). */
+template <int E, int BITS>
+constexpr uint32_t codeStartMask(int wi) {
+  uint32_t m = 0;
+  for (int p = 0; p < 32; ++p) {
+    const int q = 32 * wi + p;
+    if (q < E * BITS && q % BITS == 0)
+      m |= 1u << p;
+  }
+  return m;
+}
+
+/* cnt[j - 1] = #{codes with mm >= j}, j = 1 .. M - 1, of signCellCodes'
+ * words: mm's bits are each code's low bits XOR its top bit; compared
+ * with j bit-sliced (32 codes' bit b at once) and counted. */
+template <int E, int BITS>
+TQ_INLINE void countCellsAbove(const uint32_t (&w)[4],
+                               int (&cnt)[(1 << (BITS - 1)) - 1]) {
+  constexpr int M = 1 << (BITS - 1), NW = (E * BITS + 31) / 32;
+  TQ_UNROLL
+  for (int j = 0; j < M - 1; ++j)
+    cnt[j] = 0;
+  TQ_UNROLL
+  for (int wi = 0; wi < NW; ++wi) {
+    const uint32_t hi = wi + 1 < NW ? w[wi + 1] : 0u;
+    const uint32_t top = funnelShiftRight(w[wi], hi, uint32_t(BITS - 1));
+    uint32_t q[BITS - 1]; // mm's bit b, at each code's first stream bit
+    TQ_UNROLL
+    for (int b = 0; b < BITS - 1; ++b)
+      q[b] = (b == 0 ? w[wi] : funnelShiftRight(w[wi], hi, uint32_t(b))) ^ top;
+    TQ_UNROLL
+    for (int j = 1; j <= M - 1; ++j) {
+      // mm >= j, bit-sliced from the top bit of mm down.
+      uint32_t gt = 0u, eq = ~0u;
+      TQ_UNROLL
+      for (int b = BITS - 2; b >= 0; --b) {
+        if ((j >> b) & 1)
+          eq &= q[b];
+        else
+          gt |= eq & q[b], eq &= ~q[b];
+      }
+      cnt[j - 1] += popCount((gt | eq) & codeStartMask<E, BITS>(wi));
+    }
+  }
+}
+
 /* Whether storeLloydMaxRegs rotates a tensor's first round on tensor cores
  * (then the CTA fills its D1 masks, fillPairSignMasks). */
 template <class Spec, int G>
@@ -573,37 +683,45 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
     step[k - 1] = c * c - prev;
     prev = c * c;
   }
-  // Per coordinate, from masks (all ones = -1, one FSET each) rather than
-  // compares and selects: mm = #{thresholds above |u|} = M - 1 - m as the
-  // negated sum of the "below" masks, then the code in one logic op:
-  // M + m = (K - 1) - mm = (K - 1) ^ mm above zero, M - 1 - m = mm below.
-  // below[k] sums the masks too: -#{|u| < threshold k}.
-  uint32_t c[E];
-  uint32_t below[M > 1 ? M - 1 : 1] = {};
-  TQ_UNROLL
-  for (int i = 0; i < E; ++i) {
-    const float a = fabsf(y[i]);
-    uint32_t sum = 0;
-    TQ_UNROLL
-    for (int k = 0; k < M - 1; ++k) {
-      const uint32_t lt = maskLt(a, thr[k]);
-      sum += lt;
-      below[k] += lt;
-    }
-    const uint32_t mm = 0u - sum;
-    c[i] = mm ^ (~maskLt(y[i], 0.f) & uint32_t(K - 1));
-  }
   float g2 = float(E) * c0 * c0;
-  TQ_UNROLL
-  for (int k = 0; k < M - 1; ++k)
-    g2 = fmaf(float(E - int(0u - below[k])), step[k], g2);
+  uint32_t cw[4]; // the lane's code stream (E codes, packLaneCodes' order)
+  if constexpr (TS::kBits >= 2 && TS::kBits <= 4) {
+    signCellCodes<E, TS::kBits, M - 1>(y, thr, cw);
+    int atLeast[M - 1]; // #{mm >= j}; #{|u| >= t_k} = E - #{mm >= M - 1 - k}
+    countCellsAbove<E, TS::kBits>(cw, atLeast);
+    TQ_UNROLL
+    for (int k = 0; k < M - 1; ++k)
+      g2 = fmaf(float(E - atLeast[M - 2 - k]), step[k], g2);
+  } else {
+    // Other widths from masks (all ones = -1): mm = #{thresholds above
+    // |u|} = M - 1 - m as the negated sum of the "below" masks, the code
+    // mm ^ (~neg & (K - 1)): M + m = (K - 1) ^ mm above zero, M - 1 - m = mm
+    // below. below[k] sums the masks too: -#{|u| < threshold k}.
+    uint32_t c[E];
+    uint32_t below[M > 1 ? M - 1 : 1] = {};
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      const float a = fabsf(y[i]);
+      uint32_t sum = 0;
+      TQ_UNROLL
+      for (int k = 0; k < M - 1; ++k) {
+        const uint32_t lt = maskLt(a, thr[k]);
+        sum += lt;
+        below[k] += lt;
+      }
+      c[i] = (0u - sum) ^ (~maskLt(y[i], 0.f) & uint32_t(K - 1));
+    }
+    TQ_UNROLL
+    for (int k = 0; k < M - 1; ++k)
+      g2 = fmaf(float(E - int(0u - below[k])), step[k], g2);
+    packLaneCodes<E, TS::kBits>(c, cw);
+  }
   g2 = groupSum<G>(g2);
   float s = n;
   if constexpr (TS::kNormCorrect)
     if (n > 0.f)
       s = divF(n, sqrtF(g2));
-  writeCodesAndScale<Info, G>(region, pos, c, nullptr, live,
-                              floatToF16Bits(s));
+  writeWordsAndScale<Info, G>(region, pos, cw, live, floatToF16Bits(s));
 }
 
 /* Whether a tensor takes storeLloydMaxRegs (float32 native Lloyd-Max, codes

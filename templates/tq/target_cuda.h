@@ -174,6 +174,8 @@ TQ_INLINE uint32_t floatToBits(float f) { return __float_as_uint(f); }
 TQ_INLINE uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t shift) {
   return __funnelshift_r(lo, hi, shift);
 }
+/* Set bits of x (POPC). */
+TQ_INLINE int popCount(uint32_t x) { return __popc(x); }
 
 /* ---------------------------------------------------------------------------
  * Small-float conversions (round to nearest even, like numerics/minifloat.h)
@@ -269,16 +271,13 @@ TQ_INLINE float rcpFast(float x) {
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
-/* 1/x rounded toward zero (IEEE): never above the true reciprocal (the
- * store's uniform codes start from it). */
-TQ_INLINE float rcpTowardZero(float x) { return __frcp_rz(x); }
 /* 1/x rounded toward +infinity (IEEE): never below the true reciprocal. */
 TQ_INLINE float rcpTowardInf(float x) { return __frcp_ru(x); }
 /* a·b + c rounded once toward -infinity (one FFMA.RM): with c = 2^23 and
  * 0 <= a·b < 2^23, floor(a·b) in the low mantissa bits. */
 TQ_INLINE float fmaDown(float a, float b, float c) { return __fmaf_rd(a, b, c); }
-/* All ones where a < b, else 0 (NaN: 0), as one FSET: the mask adds
- * (as -1) straight into counts, where a compare and a select take two. */
+/* All ones where a < b, else 0 (NaN: 0): a mask that adds (as -1)
+ * straight into counts (sm_90: a compare and a select). */
 TQ_INLINE uint32_t maskLt(float a, float b) {
   uint32_t r;
   asm("set.lt.u32.f32 %0, %1, %2;" : "=r"(r) : "f"(a), "f"(b));

@@ -350,6 +350,7 @@ TQ_INLINE uint32_t floatToBits(float f) {
 TQ_INLINE uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t shift) {
   return __builtin_amdgcn_alignbit(hi, lo, shift);
 }
+TQ_INLINE int popCount(uint32_t x) { return __builtin_popcount(x); }
 
 /* ---------------------------------------------------------------------------
  * Math: the libm names the stage headers call, as builtins (no ocml).
@@ -444,14 +445,6 @@ TQ_INLINE float exp2Fast(float x) { return __builtin_amdgcn_exp2f(x); }
  * by a softmax sum >= 1). */
 TQ_INLINE float log2Fast(float x) { return __builtin_amdgcn_logf(x); }
 TQ_INLINE float rcpFast(float x) { return __builtin_amdgcn_rcpf(x); }
-/* 1/x rounded toward zero, as target_cuda.h (x > 0 finite): the IEEE
- * quotient, one step down where it rounded up (the fma's sign is exact). */
-TQ_INLINE float rcpTowardZero(float x) {
-  const float r = 1.0f / x;
-  return __builtin_fmaf(r, x, -1.0f) > 0.0f
-             ? __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, r) - 1u)
-             : r;
-}
 /* 1/x rounded toward +infinity (x > 0 finite): the IEEE quotient, one
  * step up where it rounded down. */
 TQ_INLINE float rcpTowardInf(float x) {
@@ -460,8 +453,20 @@ TQ_INLINE float rcpTowardInf(float x) {
              ? __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, r) + 1u)
              : r;
 }
-/* a·b + c rounded once toward -infinity, as target_cuda.h. */
-TQ_INLINE float fmaDown(float a, float b, float c) { return __fmaf_rd(a, b, c); }
+/* a·b + c rounded once toward -infinity, as target_cuda.h: the nearest
+ * float r, one step down where it lies above the exact value (the sign of
+ * a·b + (c - r) in one fma; c - r is exact when c and r are within a factor
+ * of two of each other (Sterbenz), as in the store's use: c = 2^23 and
+ * results in [2^22, 2^24); elsewhere r may be one step high). */
+TQ_INLINE float fmaDown(float a, float b, float c) {
+  const float r = __builtin_fmaf(a, b, c);
+  if (!(__builtin_fmaf(a, b, c - r) < 0.0f))
+    return r;
+  const uint32_t u = floatToBits(r);
+  return r > 0.0f ? bitsToFloat(u - 1u)
+         : r < 0.0f ? bitsToFloat(u + 1u)
+                    : bitsToFloat(0x80000001u); // below zero: -denorm_min
+}
 /* All ones where a < b, else 0 (NaN: 0), as target_cuda.h. */
 TQ_INLINE uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }

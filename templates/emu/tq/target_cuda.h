@@ -197,6 +197,7 @@ inline bool isAligned(const void *p, int b) { return ((uintptr_t)p & (b - 1)) ==
 inline float bitsToFloat(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 inline uint32_t floatToBits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 inline uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
+inline int popCount(uint32_t x) { return __builtin_popcount(x); }
 inline float bf16BitsToFloat(uint32_t b) { return bitsToFloat((b & 0xffffu) << 16); }
 inline uint32_t floatToBf16Bits(float f) { uint32_t u = floatToBits(f); if ((u & 0x7fffffff) > 0x7f800000) return 0x7fc0; u += 0x7fff + ((u >> 16) & 1); return u >> 16; }
 // fp16 -> fp32 through a table of all 65536 values (exact, filled once by
@@ -226,14 +227,6 @@ inline uint32_t floatToE4m3Bits(float f) {
 inline float exp2Fast(float x) { return exp2f(x); }
 inline float log2Fast(float x) { return log2f(x); }
 inline float rcpFast(float x) { return 1.0f / x; }
-// 1/x rounded toward zero: the double quotient's float, stepped down where
-// it rounded up (x > 0 finite, as the store calls it).
-inline float rcpTowardZero(float x) {
-  const double q = 1.0 / double(x);
-  float f = float(q);
-  if (double(f) > q) f = std::nextafter(f, 0.0f);
-  return f;
-}
 // 1/x rounded toward +infinity: the double quotient's float, stepped up
 // where it rounded down (x > 0 finite).
 inline float rcpTowardInf(float x) {
