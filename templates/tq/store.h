@@ -792,30 +792,14 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   const int token = blockIndexX();
   if (token >= a.num_tokens)
     return;
-  constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
-  constexpr int kGroups = NW * GPW, E = D / G;
-  const int warp = warpIndex(), gl = laneIndex() & (G - 1);
-  const int group = warp * GPW + laneIndex() / G;
-  const T *keys = static_cast<const T *>(a.key) + token * a.key_stride_token;
-  const T *values =
-      static_cast<const T *>(a.value) + token * a.value_stride_token;
-  // The first round's rows go out before the slot is read: they do not
-  // depend on it, so the two loads' latencies overlap, where in series they
-  // were two DRAM round trips per token before any math (a token with a
-  // negative slot has loaded its rows for nothing).
-  constexpr bool kEarlyRows = G < kWarpSize;
-  uint32_t wk0[kEarlyRows ? E / 2 : 1], wv0[kEarlyRows ? E / 2 : 1];
-  if constexpr (kEarlyRows) {
-    const int h = group < Spec::kNumKVHeads ? group : 0;
-    loadRowWords<E>(keys + h * a.key_stride_head + gl * E, wk0);
-    loadRowWords<E>(values + h * a.value_stride_head + gl * E, wv0);
-  }
   const int64_t slot = a.slot_mapping[token];
   if (slot < 0) // the whole CTA leaves together, before any barrier
     return;
   const int64_t block = slot / Spec::kBlockSize;
   const int pos = int(slot % Spec::kBlockSize);
 
+  constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
+  constexpr int kGroups = NW * GPW, E = D / G;
   // The shared codebook of the paths that search it there (QJL keys, the
   // vLLM layout); storeLloydMaxRegs keeps its boundaries in registers.
   constexpr bool kKeyBook = KInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
@@ -846,6 +830,11 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   if constexpr (kKeyBook || kValueBook || kKeyMma || kValueMma)
     barrier();
 
+  const int warp = warpIndex(), gl = laneIndex() & (G - 1);
+  const int group = warp * GPW + laneIndex() / G;
+  const T *keys = static_cast<const T *>(a.key) + token * a.key_stride_token;
+  const T *values =
+      static_cast<const T *>(a.value) + token * a.value_stride_token;
   if constexpr (G == kWarpSize) {
     // A warp per token-head (QJL keys): the warps take the heads in turn,
     // the value row loaded after the key's float64 math (registers).
@@ -863,29 +852,22 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   } else {
     // Rounds over the heads, uniform over the CTA: every lane of a warp
     // runs the same code (its groups' shuffles are warp-wide); a group past
-    // the last head redoes head 0 without writing. Round 0's rows are
-    // wk0/wv0; later rounds load both rows first (the value's load
-    // overlaps the key's math).
-    auto round = [&](int h0, const uint32_t(&wk)[E / 2],
-                     const uint32_t(&wv)[E / 2]) {
+    // the last head redoes head 0 without writing.
+    for (int h0 = 0; h0 < Spec::kNumKVHeads; h0 += kGroups) {
       const bool live = h0 + group < Spec::kNumKVHeads;
       const int h = live ? h0 + group : 0;
       uint8_t *region = a.cache + block * Spec::kBlockStride +
                         int64_t(h) * Spec::kHeadStride;
+      // Both rows first: the value's load overlaps the key's math.
+      uint32_t wk[E / 2], wv[E / 2];
+      loadRowWords<E>(keys + h * a.key_stride_head + gl * E, wk);
+      loadRowWords<E>(values + h * a.value_stride_head + gl * E, wv);
       storeTensorWords<Spec, true, G, T>(wk, sPairMasks[0], region, pos,
                                          sKeyBook, sCodes[group],
                                          sResid[warp], live);
       storeTensorWords<Spec, false, G, T>(wv, sPairMasks[1], region, pos,
                                           sValueBook, sCodes[group],
                                           sResid[warp], live);
-    };
-    round(0, wk0, wv0);
-    for (int h0 = kGroups; h0 < Spec::kNumKVHeads; h0 += kGroups) {
-      const int h = h0 + group < Spec::kNumKVHeads ? h0 + group : 0;
-      uint32_t wk[E / 2], wv[E / 2];
-      loadRowWords<E>(keys + h * a.key_stride_head + gl * E, wk);
-      loadRowWords<E>(values + h * a.value_stride_head + gl * E, wv);
-      round(h0, wk, wv);
     }
   }
 }
