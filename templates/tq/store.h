@@ -15,13 +15,12 @@
  * quotient from one fma rounded down, without a division or a
  * conversion-unit op (roundHalfUpFloor), Lloyd-Max cells come from float
  * signs packed as they are made (signCellCodes).
- * k3v4 on sm_90: 1464 SASS instructions per lane of an 8-lane group (16 + 16
- * coordinates per lane) -> 2136 per lane of a 4-lane group (32 + 32), of
- * which ~1700 on the usual path (the rest: unaligned-load, division and
- * clamped fallbacks):
- * the 16K-token chunk 52.2 -> 43.3 us, a 32-token step 4.09 -> 3.89 us on
- * the H200 (bench/results/2026-12-01-session11-h200, run4; docs/NOTES.md,
- * "Store, session 11"). The groups of the CTA take the KV heads in turn;
+ * k3v4 on sm_90, executed instructions per warp-token (a 4-lane group per
+ * token-head, 32 + 32 coordinates per lane): 1439 -> 1126 with those two
+ * (ncu source counters); the 16K-token chunk 43.8 -> 40.7 us, k4v4 55.3 ->
+ * 42.4 us, a 32-token step 3.91 -> 3.68 us on the H200 (bench/results/
+ * 2026-12-02-session16-h200 run2, run5; docs/NOTES.md "Store, session 16";
+ * session 11's history there too). The groups of the CTA take the KV heads in turn;
  * groups past the last head compute on head 0 without writing, since every
  * lane must join the warp's shuffles and mma.
  *
@@ -30,7 +29,8 @@
  * the per-vector math (norm, rotation, cell search, norm correction, uniform
  * min/max and codes) runs in float32 (StoreReal), so a coordinate within
  * float rounding (~1e-7 relative) of a cell boundary or of a half step of
- * the uniform grid, or a scale within it of an fp16 rounding midpoint, can
+ * the uniform grid (roundHalfUpFloor says where), or a scale within it of an
+ * fp16 rounding midpoint, can
  * land on the other side: 0 to 3 of 5990 token-heads on the CPU emulator's
  * random data (`ctest -R emu_decode -V`; the GPU tier counts them too, both
  * bound them at 1e-3). Why float32:
