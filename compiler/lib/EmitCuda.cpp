@@ -174,6 +174,15 @@ int deviceDefineInt(const char *knob, int fallback) {
   return fallback;
 }
 
+/// Tokens per store CTA: 1 (grid max_tokens), or the developer knob
+/// TQ_STORE_TILE_TOKENS (grid token_tiles; store.h then loads the next
+/// token's rows while a warp computes the current one). Not yet measured on
+/// the H200: a knob until it is.
+int storeTileTokens() {
+  const int n = deviceDefineInt("TQ_STORE_TILE_TOKENS", 1);
+  return n >= 1 && n <= 64 ? n : 1;
+}
+
 } // namespace
 
 int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
@@ -255,8 +264,12 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       out.push_back(e);
       return &out.back();
     };
-    add("store", "store", "tq_store_args", c.store, -1, "store", "TqSpec",
-        "kStoreWarps");
+    KernelEntry *store = add("store", "store", "tq_store_args", c.store, -1,
+                             "store", "TqSpec", "kStoreWarps");
+    if (storeTileTokens() > 1) {
+      store->grid = {"token_tiles", "1", "1"};
+      store->tileTokens = storeTileTokens();
+    }
     for (auto [i, p] : llvm::enumerate(c.plans))
       add("decode", p.decodeName, "tq_decode_args", p.decode, int(i),
           "decode", specName(p), "kWarps")
@@ -372,7 +385,8 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
      << ", kHeadsPerCta = " << first.headsPerCta << ";\n"
      << "  static constexpr int kStages = 2;\n"
      << "  static constexpr long long kDynamicSharedBytes = 0;\n"
-     << "  static constexpr int kStoreWarps = " << c.store.warps << ";\n"
+     << "  static constexpr int kStoreWarps = " << c.store.warps
+     << ", kStoreTileTokens = " << storeTileTokens() << ";\n"
      << "  // SMs the plans are for (tq.sm_count): caps a batch's splits.\n"
      << "  static constexpr int kSmCount = " << c.smCount << ";\n";
   auto accessor = [&](const char *type, const char *fn, bool present,

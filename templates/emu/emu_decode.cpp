@@ -32,7 +32,8 @@ int main(int argc, char **argv) {
   int next = 0;
   for (int b = 0; b < batch; ++b) for (int i = 0; i < (lens[b] + bs - 1) / bs; ++i) table[size_t(b) * maxBlocksPerSeq + i] = physical[next++];
   for (size_t i = 0; i < codec.cacheBytes(numBlocks); ++i) cacheAligned[i] = byte(rng);
-  // Every token through the store kernel (one CTA per token, shuffled), and
+  // Every token through the store kernel (one CTA per tile of
+  // StoreTile::kTokens tokens, shuffled), and
   // through the host codec into a copy: the same bytes but for rare ties.
   std::vector<uint16_t> kBits, vBits; std::vector<float> kHost, vHost; std::vector<int64_t> slots;
   for (int b = 0; b < batch; ++b) for (int t = 0; t < lens[b]; ++t) {
@@ -50,8 +51,9 @@ int main(int argc, char **argv) {
   codec.storeTokens(kHost.data(), vHost.data(), numTokens, slots.data(), hostCache.data());
   tq_store_args sa{}; sa.key = kBits.data(); sa.value = vBits.data(); sa.cache = cacheAligned; sa.slot_mapping = slots.data();
   sa.key_stride_token = sa.value_stride_token = int64_t(hkv) * d; sa.key_stride_head = sa.value_stride_head = d; sa.num_tokens = numTokens;
-  std::vector<int> order(numTokens); std::iota(order.begin(), order.end(), 0); std::shuffle(order.begin(), order.end(), rng);
-  for (int tok : order) emu::runCta(tok, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(sa); });
+  constexpr int kTile = tq::StoreTile<TqSpec>::kTokens;
+  std::vector<int> order((numTokens + kTile - 1) / kTile); std::iota(order.begin(), order.end(), 0); std::shuffle(order.begin(), order.end(), rng);
+  for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(sa); });
   int tied = 0;
   for (int tok = 0; tok < numTokens; ++tok) for (int h = 0; h < hkv; ++h) {
     const int64_t blk = slots[tok] / bs, pos = slots[tok] % bs;

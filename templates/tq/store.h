@@ -778,25 +778,41 @@ constexpr int kStoreGroup = TensorInfo<Spec, true>::kQjl ? kWarpSize
 
 } // namespace store_detail
 
+/* Tokens per store CTA: the Spec's kStoreTileTokens where it has one (the
+ * compiler's, TQ_STORE_TILE_TOKENS), else 1. */
+template <class...> using VoidT = void;
+template <class Spec, class = void> struct StoreTile {
+  static constexpr int kTokens = 1;
+};
+template <class Spec>
+struct StoreTile<Spec, VoidT<decltype(Spec::kStoreTileTokens)>> {
+  static constexpr int kTokens = Spec::kStoreTileTokens;
+};
+
 template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   using namespace store_detail;
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim;
   constexpr int NW = Spec::kStoreWarps;
+  constexpr int kTile = StoreTile<Spec>::kTokens;
   static_assert(isPow2(D) && D >= 32 && D <= 256,
                 "head_dim: a power of two in 32..256");
   static_assert(isPow2(Spec::kBlockSize), "block_size: a power of two");
   static_assert(NW >= 1 && NW <= 32, "kStoreWarps: 1..32");
+  static_assert(kTile >= 1 && kTile <= 64, "kStoreTileTokens: 1..64");
 
-  const int token = blockIndexX();
-  if (token >= a.num_tokens)
+  // CTA x stores tokens [x·kTile, x·kTile + kTile) (grid token_tiles; one
+  // token per CTA by default, grid max_tokens).
+  const int first = blockIndexX() * kTile;
+  if (first >= a.num_tokens)
     return;
-  const int64_t slot = a.slot_mapping[token];
-  if (slot < 0) // the whole CTA leaves together, before any barrier
-    return;
-  const int64_t block = slot / Spec::kBlockSize;
-  const int pos = int(slot % Spec::kBlockSize);
+  int64_t slot0 = -1; // one token per CTA: its slot, read once
+  if constexpr (kTile == 1) {
+    slot0 = a.slot_mapping[first];
+    if (slot0 < 0) // the whole CTA leaves together, before any barrier
+      return;
+  }
 
   constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
   constexpr int kGroups = NW * GPW, E = D / G;
@@ -832,42 +848,89 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
 
   const int warp = warpIndex(), gl = laneIndex() & (G - 1);
   const int group = warp * GPW + laneIndex() / G;
-  const T *keys = static_cast<const T *>(a.key) + token * a.key_stride_token;
-  const T *values =
-      static_cast<const T *>(a.value) + token * a.value_stride_token;
+  auto keysOf = [&](int token) {
+    return static_cast<const T *>(a.key) + token * a.key_stride_token;
+  };
+  auto valuesOf = [&](int token) {
+    return static_cast<const T *>(a.value) + token * a.value_stride_token;
+  };
   if constexpr (G == kWarpSize) {
     // A warp per token-head (QJL keys): the warps take the heads in turn,
     // the value row loaded after the key's float64 math (registers).
-    for (int h = warp; h < Spec::kNumKVHeads; h += NW) {
-      uint8_t *region = a.cache + block * Spec::kBlockStride +
-                        int64_t(h) * Spec::kHeadStride;
-      float x[E];
-      loadRows<T, E>(keys + h * a.key_stride_head + gl * E, x);
-      storeTensor<Spec, true, G>(x, region, pos, sKeyBook, sCodes[group],
-                                 sResid[warp], true);
-      loadRows<T, E>(values + h * a.value_stride_head + gl * E, x);
-      storeTensor<Spec, false, G>(x, region, pos, sValueBook, sCodes[group],
-                                  sResid[warp], true);
+    for (int t = 0; t < kTile && first + t < a.num_tokens; ++t) {
+      const int token = first + t;
+      const int64_t slot = kTile == 1 ? slot0 : a.slot_mapping[token];
+      if (slot < 0)
+        continue;
+      const int64_t block = slot / Spec::kBlockSize;
+      const int pos = int(slot % Spec::kBlockSize);
+      for (int h = warp; h < Spec::kNumKVHeads; h += NW) {
+        uint8_t *region = a.cache + block * Spec::kBlockStride +
+                          int64_t(h) * Spec::kHeadStride;
+        float x[E];
+        loadRows<T, E>(keysOf(token) + h * a.key_stride_head + gl * E, x);
+        storeTensor<Spec, true, G>(x, region, pos, sKeyBook, sCodes[group],
+                                   sResid[warp], true);
+        loadRows<T, E>(valuesOf(token) + h * a.value_stride_head + gl * E, x);
+        storeTensor<Spec, false, G>(x, region, pos, sValueBook,
+                                    sCodes[group], sResid[warp], true);
+      }
     }
   } else {
     // Rounds over the heads, uniform over the CTA: every lane of a warp
     // runs the same code (its groups' shuffles are warp-wide); a group past
     // the last head redoes head 0 without writing.
-    for (int h0 = 0; h0 < Spec::kNumKVHeads; h0 += kGroups) {
+    auto loadRound = [&](int token, int h0, uint32_t(&wk)[E / 2],
+                         uint32_t(&wv)[E / 2]) {
+      const int h = h0 + group < Spec::kNumKVHeads ? h0 + group : 0;
+      loadRowWords<E>(keysOf(token) + h * a.key_stride_head + gl * E, wk);
+      loadRowWords<E>(valuesOf(token) + h * a.value_stride_head + gl * E, wv);
+    };
+    auto storeRound = [&](int64_t slot, int h0, const uint32_t(&wk)[E / 2],
+                          const uint32_t(&wv)[E / 2]) {
       const bool live = h0 + group < Spec::kNumKVHeads;
       const int h = live ? h0 + group : 0;
-      uint8_t *region = a.cache + block * Spec::kBlockStride +
+      uint8_t *region = a.cache + (slot / Spec::kBlockSize) * Spec::kBlockStride +
                         int64_t(h) * Spec::kHeadStride;
-      // Both rows first: the value's load overlaps the key's math.
-      uint32_t wk[E / 2], wv[E / 2];
-      loadRowWords<E>(keys + h * a.key_stride_head + gl * E, wk);
-      loadRowWords<E>(values + h * a.value_stride_head + gl * E, wv);
+      const int pos = int(slot % Spec::kBlockSize);
       storeTensorWords<Spec, true, G, T>(wk, sPairMasks[0], region, pos,
                                          sKeyBook, sCodes[group],
                                          sResid[warp], live);
       storeTensorWords<Spec, false, G, T>(wv, sPairMasks[1], region, pos,
                                           sValueBook, sCodes[group],
                                           sResid[warp], live);
+    };
+    // Both rows of a round first: the value's load overlaps the key's math.
+    // With several tokens per CTA, the next token's first round (rows and
+    // slot) is loaded before this token's math, so a warp's loads overlap
+    // its own compute rather than only other warps'.
+    uint32_t wk[E / 2], wv[E / 2];
+    loadRound(first, 0, wk, wv);
+    int64_t slot = kTile == 1 ? slot0 : a.slot_mapping[first];
+#pragma unroll 1
+    for (int t = 0; t < kTile; ++t) {
+      const int token = first + t;
+      const bool more = t + 1 < kTile && token + 1 < a.num_tokens;
+      uint32_t nk[E / 2], nv[E / 2];
+      int64_t nextSlot = -1;
+      if (kTile > 1 && more) {
+        loadRound(token + 1, 0, nk, nv);
+        nextSlot = a.slot_mapping[token + 1];
+      }
+      if (slot >= 0) { // uniform over the CTA
+        storeRound(slot, 0, wk, wv);
+        for (int h0 = kGroups; h0 < Spec::kNumKVHeads; h0 += kGroups) {
+          uint32_t rk[E / 2], rv[E / 2];
+          loadRound(token, h0, rk, rv);
+          storeRound(slot, h0, rk, rv);
+        }
+      }
+      if (!more)
+        break;
+      TQ_UNROLL
+      for (int i = 0; i < E / 2; ++i)
+        wk[i] = nk[i], wv[i] = nv[i];
+      slot = nextSlot;
     }
   }
 }
