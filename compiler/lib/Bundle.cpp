@@ -187,7 +187,7 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
     if (e.dynamicSharedBytes > 0)
       k["dynamic_shared_bytes"] = e.dynamicSharedBytes;
     if (e.tileTokens > 0)
-      k["tile_tokens"] = e.tileTokens; // the grid's query_tiles
+      k["tile_tokens"] = e.tileTokens; // the grid's query_tiles / token_tiles
     auto it = build.resources.find(e.symbol);
     if (it != build.resources.end()) {
       const KernelResources &r = it->second;

@@ -1,7 +1,9 @@
 /*===- store.h - The store kernel: compress K/V tokens into the cache -----===*
  *
  * tq::store<Spec, T>(tq_store_args): grid (max_tokens, 1, 1), block
- * Spec::kStoreWarps warps. One CTA per token; a group of G lanes compresses
+ * Spec::kStoreWarps warps, one CTA per token (or token_tiles CTAs of
+ * kStoreTileTokens tokens under the TQ_STORE_TILE_TOKENS developer knob,
+ * StoreTile). A group of G lanes compresses
  * one token-head (its key, then its value): lane gl of the group holds
  * coordinates [gl·E, gl·E + E), E = head_dim/G (kStoreGroup). Up to
  * head_dim 128, G = 4 (eight token-heads per warp, 32 coordinates per lane
@@ -210,9 +212,9 @@ TQ_INLINE void writeWordsAndScale(uint8_t *region, int pos,
  * mantissa bits; a value below 0, of 2^23 and above, or NaN reads as a code
  * above any top, which the caller's range test on the extremes catches:
  * e·r is monotone in y). Exact half steps code up as on the host: e = k·s
- * exactly gives e·r >= k. Above the host's code only where e/s lies within
- * 16·2^-23 below an integer (r's rounding), or where z - s/2 or y - (z - s/2)
- * rounds: with bf16 / fp16 inputs and an fp16 zero and scale, only vectors
+ * exactly gives e·r >= k. Differs from the host's code only where e/s lies
+ * within 2^b·2^-23 below an integer (r's rounding, b-bit codes), or where
+ * z - s/2 or y - (z - s/2) rounds: with bf16 / fp16 inputs and an fp16 zero and scale, only vectors
  * with a coordinate or zero ~2^-19 of the scale, or an offset ~2^13 times
  * the scale, can put a coordinate there, and it then codes one step up from
  * a point indistinguishable from the boundary (a tie; the CPU emulator's
@@ -360,9 +362,9 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
       }
     } else {
       // One floor per coordinate (roundHalfUpFloor); a vector with an
-      // extreme code outside [0, top] (z rounded past its side, a scale
-      // clamped to 1e-8, or a zero scale: r = 0, every code 0) clamps every
-      // coordinate. Decided per vector, uniform over its group.
+      // extreme code outside [0, top] (z rounded past its side) clamps every
+      // coordinate. A zero scale (an fp16 underflow) has r = 0: every code
+      // 0 on either path. Decided per vector, uniform over its group.
       const R zh = z - R(0.5) * s;
       const R r = s > R(0) ? rcpTowardInf(s) : R(0);
       if (roundHalfUpFloor(lo - zh, r) <= uint32_t(kTop) &&
@@ -778,14 +780,18 @@ constexpr int kStoreGroup = TensorInfo<Spec, true>::kQjl ? kWarpSize
 
 } // namespace store_detail
 
+namespace store_detail {
+template <class...> using VoidT = void;
+} // namespace store_detail
+
 /* Tokens per store CTA: the Spec's kStoreTileTokens where it has one (the
  * compiler's, TQ_STORE_TILE_TOKENS), else 1. */
-template <class...> using VoidT = void;
 template <class Spec, class = void> struct StoreTile {
   static constexpr int kTokens = 1;
 };
 template <class Spec>
-struct StoreTile<Spec, VoidT<decltype(Spec::kStoreTileTokens)>> {
+struct StoreTile<Spec,
+                 store_detail::VoidT<decltype(Spec::kStoreTileTokens)>> {
   static constexpr int kTokens = Spec::kStoreTileTokens;
 };
 
@@ -907,7 +913,7 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
     uint32_t wk[E / 2], wv[E / 2];
     loadRound(first, 0, wk, wv);
     int64_t slot = kTile == 1 ? slot0 : a.slot_mapping[first];
-#pragma unroll 1
+    TQ_NO_UNROLL
     for (int t = 0; t < kTile; ++t) {
       const int token = first + t;
       const bool more = t + 1 < kTile && token + 1 < a.num_tokens;

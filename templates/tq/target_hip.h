@@ -453,19 +453,17 @@ TQ_INLINE float rcpTowardInf(float x) {
              ? __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, r) + 1u)
              : r;
 }
-/* a·b + c rounded once toward -infinity, as target_cuda.h: the nearest
- * float r, one step down where it lies above the exact value (the sign of
- * a·b + (c - r) in one fma; c - r is exact when c and r are within a factor
- * of two of each other (Sterbenz), as in the store's use: c = 2^23 and
- * results in [2^22, 2^24); elsewhere r may be one step high). */
+/* a·b + c rounded once toward -infinity, as target_cuda.h, for the store's
+ * use (c = 2^23, results in [2^22, 2^24)): the nearest float r, one step
+ * down where it lies above the exact value (the sign of a·b + (c - r) in
+ * one fma; c - r is exact there by Sterbenz). Elsewhere it may be one step
+ * high, and an exact zero is +0 (CUDA's FFMA.RM gives -0). */
 TQ_INLINE float fmaDown(float a, float b, float c) {
   const float r = __builtin_fmaf(a, b, c);
   if (!(__builtin_fmaf(a, b, c - r) < 0.0f))
     return r;
   const uint32_t u = floatToBits(r);
-  return r > 0.0f ? bitsToFloat(u - 1u)
-         : r < 0.0f ? bitsToFloat(u + 1u)
-                    : bitsToFloat(0x80000001u); // below zero: -denorm_min
+  return bitsToFloat(r > 0.0f ? u - 1u : u + 1u); // r != 0 here
 }
 /* All ones where a < b, else 0 (NaN: 0), as target_cuda.h. */
 TQ_INLINE uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }

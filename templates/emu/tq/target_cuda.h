@@ -237,7 +237,8 @@ inline float rcpTowardInf(float x) {
 }
 // a·b + c rounded once toward -infinity: the nearest float, stepped down
 // where it lies above the exact value (the sign of a·b + (c - r) in one
-// double fma: a·b and c - r are exact in double).
+// double fma: a·b is exact in double, and c - r is where c and r are within
+// 2^29 of each other, as in the store's use: c = 2^23).
 inline float fmaDown(float a, float b, float c) {
   float r = std::fmaf(a, b, c);
   if (std::fma(double(a), double(b), double(c) - double(r)) < 0.0)
