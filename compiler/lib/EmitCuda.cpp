@@ -180,7 +180,14 @@ int deviceDefineInt(const char *knob, int fallback) {
 /// the H200: a knob until it is.
 int storeTileTokens() {
   const int n = deviceDefineInt("TQ_STORE_TILE_TOKENS", 1);
-  return n >= 1 && n <= 64 ? n : 1;
+  if (n >= 1 && n <= 64)
+    return n;
+  static bool warned = false;
+  if (!warned)
+    llvm::errs() << "tqc: warning: TQ_STORE_TILE_TOKENS=" << n
+                 << " is outside 1..64; the store takes 1 token per CTA\n";
+  warned = true;
+  return 1;
 }
 
 } // namespace

@@ -205,6 +205,13 @@ TQ_INLINE void writeWordsAndScale(uint8_t *region, int pos,
     writeF16(region + TS::kScaleOffset + pos * TS::kScaleStride, scaleBits);
 }
 
+constexpr float kTwo23 = 8388608.f;         // 2^23
+constexpr uint32_t kTwo23Bits = 0x4b000000u; // 2^23 as a float's bits
+/* 2^23 + floor(e·r) as a float's bits: roundHalfUpFloor before the bias
+ * comes off (packLaneCodesBiased takes it off a word at a time). */
+TQ_INLINE uint32_t roundHalfUpFloorBiased(float e, float r) {
+  return floatToBits(fmaDown(e, r, kTwo23));
+}
 /* The uniform code floor(d / s + 1/2) of a coordinate y (d = y - z), as
  * the float64 host codec computes it, in one rounding: e = d + s/2 =
  * y - (z - s/2), r = 1/s rounded toward +infinity, and floor(e·r) from one
@@ -222,20 +229,12 @@ TQ_INLINE void writeWordsAndScale(uint8_t *region, int pos,
  * subtraction and the fma) where an exact guess and check took seven and a
  * division ~10 (k3v4 store, sm_90: ~340 of its ~1440 instructions per
  * token). */
-constexpr uint32_t kTwo23Bits = 0x4b000000u; // 2^23 as a float's bits
-/* 2^23 + floor(e·r) as a float's bits: roundHalfUpFloor before the bias
- * comes off (packLaneCodesBiased takes it off a word at a time). */
-TQ_INLINE uint32_t roundHalfUpFloorBiased(float e, float r) {
-  constexpr float kTwo23 = 8388608.f;
-  return floatToBits(fmaDown(e, r, kTwo23));
-}
 TQ_INLINE uint32_t roundHalfUpFloor(float e, float r) {
   return roundHalfUpFloorBiased(e, r) - kTwo23Bits;
 }
 /* roundHalfUpFloor clamped to [0, top] (the float clamps before the bits
  * are read, so no e·r wraps around). */
 TQ_INLINE uint32_t roundHalfUpFloorClamped(float e, float r, int top) {
-  constexpr float kTwo23 = 8388608.f;
   const float f = fminf(fmaxf(fmaDown(e, r, kTwo23), kTwo23), kTwo23 + float(top));
   return floatToBits(f) - kTwo23Bits;
 }
@@ -732,9 +731,7 @@ template <class Spec, bool IsKey, int G>
 constexpr bool kLloydMaxRegs =
     TensorInfo<Spec, IsKey>::kQuant == TQ_QUANT_LLOYD_MAX &&
     !TensorInfo<Spec, IsKey>::kQjl && !TensorInfo<Spec, IsKey>::kVllmStore &&
-    G < kWarpSize &&
-    Spec::kHeadDim / G * TensorInfo<Spec, IsKey>::TS::kBits % 8 == 0 &&
-    Spec::kHeadDim / G * TensorInfo<Spec, IsKey>::TS::kBits <= 128;
+    kLanePacked<Spec::kHeadDim, TensorInfo<Spec, IsKey>::TS::kBits, G>;
 
 template <class Spec, bool IsKey, int G>
 TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
