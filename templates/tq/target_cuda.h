@@ -627,5 +627,13 @@ TQ_INLINE bool anyLane(bool p) { return __any_sync(0xffffffffu, p); }
 /* No bulk copies below sm_90: the interface's trapping stand-ins. */
 #include "tq/no_bulk_copy.h"
 #endif
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* sm_90a: warpgroup mma (extend_wgmma.h's Hopper extend). */
+#define TQ_TARGET_HAS_WGMMA 1
+#endif
+/* Declared everywhere (nvcc's front-end passes parse the device code of a
+ * probe like bench/wgmma_probe.cu without the sm_90a feature macro); the
+ * instructions reach ptxas only where a kernel uses them. */
+#include "tq/wgmma_cuda.h"
 
 #endif // TQ_TARGET_CUDA_H

@@ -1,0 +1,163 @@
+/*===- wgmma_cuda.h - Hopper warpgroup mma (sm_90a) for the target layer --===*
+ *
+ * wgmma.mma_async: a warpgroup (4 consecutive warps, 128 threads) multiplies
+ * a 64 x 16 A by a 16 x N B into a 64 x N fp32 accumulator, asynchronously:
+ * operands come from shared memory through 64-bit descriptors (A may come
+ * from registers instead), the issuing warps go on until wgmmaWait. Only
+ * sm_90a (compute_90a: the arch-specific feature set) has it; target_cuda.h
+ * includes this file there and defines TQ_TARGET_HAS_WGMMA.
+ *
+ * Shared-memory operands use the 128-byte swizzle throughout: a tile is
+ * stored as column blocks of 64 fp16 (128 bytes per row), rows 128 bytes
+ * apart, and within each 1024-byte atom of 8 rows the 16-byte chunk c of
+ * row r sits at chunk c ^ (r % 8) (swizzle128Offset). Atoms must start on
+ * 1024-byte boundaries (the descriptor's base offset is 0).
+ *   K-major (the operand's K dimension contiguous: Q and K for S = Q·Kᵀ):
+ *     SBO = 1024 (8-row groups), LBO unused; a k step of 16 elements moves
+ *     the start address 32 bytes within the atom, the next 64 elements are
+ *     the next column block.
+ *   MN-major (B's N dimension contiguous: V for O += P·V, trans-b = 1):
+ *     LBO = the column blocks' distance (N beyond 64), SBO = 1024 (8-row
+ *     groups of K); a k step of 16 rows moves the start address 2048 bytes.
+ * Register fragments (per warp w of the group, g = lane / 4, t = lane % 4):
+ *   accumulator element 4j + e: row 16w + g + 8(e / 2), column 8j + 2t +
+ *   e % 2 (the mma.sync m16n8 C layout, repeated over N / 8);
+ *   A from registers, k step of 16: {row g, k 2t..2t+1}, {row g + 8, same},
+ *   {row g, k 2t+8..}, {row g + 8, k 2t+8..} (the m16n8k16 A layout).
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_WGMMA_CUDA_H
+#define TQ_WGMMA_CUDA_H
+
+namespace tq {
+
+/* Byte offset of 16-byte chunk c (0..7) of row r in a 128-byte-swizzled
+ * column block. */
+TQ_INLINE uint32_t swizzle128Offset(uint32_t r, uint32_t c) {
+  return (r << 7) | (((c ^ r) & 7u) << 4);
+}
+
+/* A shared-memory operand descriptor, 128-byte swizzle. */
+TQ_INLINE uint64_t wgmmaDesc(uint32_t smemAddr, uint32_t lboBytes,
+                             uint32_t sboBytes) {
+  return uint64_t((smemAddr & 0x3ffffu) >> 4) |
+         uint64_t((lboBytes & 0x3ffffu) >> 4) << 16 |
+         uint64_t((sboBytes & 0x3ffffu) >> 4) << 32 | uint64_t(1) << 62;
+}
+
+/* Before the first wgmma that reads registers written since (accumulators,
+ * A fragments); commit closes the warpgroup's batch of issued wgmmas;
+ * wait<N> returns when at most N batches are in flight. */
+TQ_INLINE void wgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+TQ_INLINE void wgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N> TQ_INLINE void wgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+/* Keeps the compiler from moving accumulator accesses across an
+ * asynchronous wgmma (the registers change behind its back until the
+ * wait). */
+template <int N> TQ_INLINE void wgmmaPin(float (&d)[N]) {
+  TQ_UNROLL
+  for (int i = 0; i < N; ++i)
+    asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* d (+)= A·B, fp16 operands, fp32 accumulation; accumulate = false
+ * overwrites d. SS: A and B K-major in shared memory. RS: A in registers, B
+ * MN-major (trans-b) in shared memory. */
+TQ_INLINE void wgmmaSS64(float (&d)[32], uint64_t descA, uint64_t descB, bool accumulate) {
+  asm volatile(
+      "{ .reg .pred p;\n\t"
+      "setp.ne.b32 p, %34, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, %32, %33, p, 1, 1, 0, 0; }"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31])
+      : "l"(descA), "l"(descB), "r"(uint32_t(accumulate))
+      : "memory");
+}
+
+TQ_INLINE void wgmmaSS128(float (&d)[64], uint64_t descA, uint64_t descB, bool accumulate) {
+  asm volatile(
+      "{ .reg .pred p;\n\t"
+      "setp.ne.b32 p, %66, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1, 0, 0; }"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(descA), "l"(descB), "r"(uint32_t(accumulate))
+      : "memory");
+}
+
+TQ_INLINE void wgmmaRS64(float (&d)[32], const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
+  asm volatile(
+      "{ .reg .pred p;\n\t"
+      "setp.ne.b32 p, %37, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1; }"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(uint32_t(accumulate))
+      : "memory");
+}
+
+TQ_INLINE void wgmmaRS128(float (&d)[64], const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
+  asm volatile(
+      "{ .reg .pred p;\n\t"
+      "setp.ne.b32 p, %69, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1; }"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(uint32_t(accumulate))
+      : "memory");
+}
+
+} // namespace tq
+
+#endif // TQ_WGMMA_CUDA_H
