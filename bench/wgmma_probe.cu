@@ -34,15 +34,15 @@ __global__ void probe(const __half *q, const __half *k, const __half *v, float *
   }
   tq::fenceProxyAsyncShared();
   __syncthreads();
-  float s[32];
-  for (int i = 0; i < 32; ++i) s[i] = 0.f;
+  
+  float s[8][4] = {};
   const uint32_t aq = tq::sharedAddress(sQ), ak = tq::sharedAddress(sK),
                  av = tq::sharedAddress(sV);
   tq::wgmmaFence();
   for (int kk = 0; kk < D / 16; ++kk) {
     const uint32_t off = (kk / 4) * 64 * 128 + (kk % 4) * 32;
     const uint32_t offK = (kk / 4) * BN * 128 + (kk % 4) * 32;
-    tq::wgmmaSS64(s, tq::wgmmaDesc(aq + off, 16, 1024), tq::wgmmaDesc(ak + offK, 16, 1024),
+    tq::wgmmaSS<64>(s, tq::wgmmaDesc(aq + off, 16, 1024), tq::wgmmaDesc(ak + offK, 16, 1024),
                   kk > 0);
   }
   tq::wgmmaCommit();
@@ -51,24 +51,23 @@ __global__ void probe(const __half *q, const __half *k, const __half *v, float *
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   for (int j = 0; j < 8; ++j)
     for (int e = 0; e < 4; ++e)
-      s_out[(16 * warp + g + 8 * (e / 2)) * BN + 8 * j + 2 * t + e % 2] = s[4 * j + e];
-  float o[64];
-  for (int i = 0; i < 64; ++i) o[i] = 0.f;
+      s_out[(16 * warp + g + 8 * (e / 2)) * BN + 8 * j + 2 * t + e % 2] = s[j][e];
+  float o[16][4] = {};
   const uint32_t lbo = variant ? 1024 : BN * 128, sbo = variant ? BN * 128 : 1024;
   tq::wgmmaFence();
   for (int kv = 0; kv < BN / 16; ++kv) {
-    const uint32_t pa[4] = {tq::packHalf2(s[8 * kv], s[8 * kv + 1]),
-                            tq::packHalf2(s[8 * kv + 2], s[8 * kv + 3]),
-                            tq::packHalf2(s[8 * kv + 4], s[8 * kv + 5]),
-                            tq::packHalf2(s[8 * kv + 6], s[8 * kv + 7])};
-    tq::wgmmaRS128(o, pa, tq::wgmmaDesc(av + kv * 2048, lbo, sbo), kv > 0);
+    const uint32_t pa[4] = {tq::packHalf2(s[2 * kv][0], s[2 * kv][1]),
+                            tq::packHalf2(s[2 * kv][2], s[2 * kv][3]),
+                            tq::packHalf2(s[2 * kv + 1][0], s[2 * kv + 1][1]),
+                            tq::packHalf2(s[2 * kv + 1][2], s[2 * kv + 1][3])};
+    tq::wgmmaRS<128>(o, pa, tq::wgmmaDesc(av + kv * 2048, lbo, sbo), kv > 0);
   }
   tq::wgmmaCommit();
   tq::wgmmaWait<0>();
   tq::wgmmaPin(o);
   for (int j = 0; j < 16; ++j)
     for (int e = 0; e < 4; ++e)
-      o_out[(16 * warp + g + 8 * (e / 2)) * D + 8 * j + 2 * t + e % 2] = o[4 * j + e];
+      o_out[(16 * warp + g + 8 * (e / 2)) * D + 8 * j + 2 * t + e % 2] = o[j][e];
 }
 } // namespace
 

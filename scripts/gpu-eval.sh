@@ -38,7 +38,9 @@
 #   vllmtune  tqc autotune --layout vllm --isolate for k3v4 (plans for the
 #             vLLM layout, which has none yet)
 #   demo      bench/e2e_demo.py over k3v4, k4v4, k8v4, k3v4 --layout vllm, bf16
-# Environment: JOBS (bundle compiles at once, default 16), TUNE_PRESETS
+# Environment: JOBS (bundle compiles at once, default 16), TIER_ARCH (the
+# tier's bundles, default sm_90; sm_90a: the wgmma extend), BUNDLE_ARCH (the
+# benches' bundles, default sm_90; use a fresh OUT_DIR), TUNE_PRESETS
 # (the tuner stage's presets, default "k3v4 k4v4"), TUNE_MODES (default
 # "b2b isolate"), TUNE_TAG (a suffix for the tuner's output names, to keep
 # variants apart: e.g. TQC_DEVICE_DEFINES experiments), TUNE_GRID_ONLY=1
@@ -89,14 +91,14 @@ ncu_sections="--section SpeedOfLight --section Occupancy --section LaunchStats -
 
 bundle() { # name tqc-args...
   local name=$1; shift
-  [ -d "$work/$name" ] || "$tqc" --arch sm_90 "$@" -o "$work/$name" >"$work/$name.txt" 2>&1
+  [ -d "$work/$name" ] || "$tqc" --arch "${BUNDLE_ARCH:-sm_90}" "$@" -o "$work/$name" >"$work/$name.txt" 2>&1
 }
 
 for stage in $stages; do
   say "stage $stage"
   case $stage in
   tier)
-    JOBS=${JOBS:-16} tests/gpu/make-bundles.sh "$tqc" "$work/bundles" >"$res/bundles.txt" 2>&1
+    JOBS=${JOBS:-16} tests/gpu/make-bundles.sh "$tqc" "$work/bundles" "${TIER_ARCH:-sm_90}" >"$res/bundles.txt" 2>&1
     ./build-gpu/tests/gpu/tqc-gpu-test >"$res/gpu-test.txt" 2>&1
     say "tqc-gpu-test: exit $?, $(tail -1 "$res/gpu-test.txt")"
     (cd build-gpu && ctest -L gpu -E gpu_kernels) >"$res/ctest-gpu.txt" 2>&1

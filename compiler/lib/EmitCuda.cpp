@@ -293,7 +293,13 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
                              -1, "extend", kExtendSpec, "kExtendWarps");
       ext->tileTokens = c.extendTileTokens();
       // Measured on sm_90 only: elsewhere the cap spills (sm_86/89, G = 8).
-      ext->minBlocks = cudaArchNumber(c.arch) >= 90 ? kExtendMinBlocks : 0;
+      // The warpgroup-mma kernel holds a 64 x head_dim fp32 accumulator per
+      // warpgroup: one CTA per SM, all registers.
+      ext->minBlocks = c.extendWgmma ? 1
+                       : cudaArchNumber(c.arch) >= 90 ? kExtendMinBlocks
+                                                      : 0;
+      if (c.extendWgmma)
+        ext->dynamicSharedBytes = extendWgmmaSharedBytes(c);
     }
   }
   return out;
@@ -444,7 +450,10 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
        << " query heads per CTA.\nstruct " << kExtendSpec
        << " : TqSpec {\n  static constexpr int kExtendBlockN = "
        << c.extend.blockN << ", kExtendWarps = " << c.extend.warps
-       << ", kExtendPrepWarps = " << extendPrepWarps(c) << ";\n};\n";
+       << ", kExtendPrepWarps = " << extendPrepWarps(c) << ";\n"
+       << "  // Hopper warpgroup mma (extend_wgmma.h) or warp mma.sync.\n"
+       << "  static constexpr bool kExtendWgmma = "
+       << (c.extendWgmma ? "true" : "false") << ";\n};\n";
   os << "\n#include \"tq/store.h\"\n"
      << "#include \"tq/decode.h\"\n";
   if (c.extend.present)

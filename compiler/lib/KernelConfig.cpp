@@ -261,7 +261,27 @@ int64_t extendSharedBytes(const KernelConfig &c) {
   return std::max({q, tiles, out}) + 2048;
 }
 
+/// Whether the extend plan can take the warpgroup-mma kernel: an sm_90a
+/// target (the arch-specific feature set that has wgmma), whole warpgroups,
+/// and tiles the template instantiates.
+bool extendTakesWgmma(const KernelConfig &c) {
+  return c.arch == "sm_90a" && c.extend.warps % 4 == 0 &&
+         (c.extend.blockN == 64 || c.extend.blockN == 128) &&
+         (c.headDim == 64 || c.headDim == 128);
+}
+
+/// The most dynamic shared memory a Hopper CTA may ask for (227 KiB).
+constexpr int64_t kHopperMaxSharedBytes = 232448;
+
 } // namespace
+
+int64_t extendWgmmaSharedBytes(const KernelConfig &c) {
+  const int64_t d = c.headDim, bn = c.extend.blockN,
+                rows = 16 * c.extend.warps;
+  const int64_t main = rows * d * 2 + 2 * 2 * bn * d * 2,
+                out = rows * (d + 4) * 4;
+  return std::max(main, out) + 1024;
+}
 
 FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
   KernelConfig c;
@@ -383,8 +403,19 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
                    std::to_string(c.extend.blockN) + " exceeds its " +
                    std::to_string(32 * c.extend.warps) +
                    " threads (one per token for the tile's scalars)";
+  c.extendWgmma = c.extendNote.empty() && extendTakesWgmma(c);
+  if (int64_t bytes = extendWgmmaSharedBytes(c);
+      c.extendWgmma && bytes > kHopperMaxSharedBytes)
+    c.extendNote = "the extend plan (block_n " +
+                   std::to_string(c.extend.blockN) + ", " +
+                   std::to_string(c.extend.warps) + " warps) needs " +
+                   std::to_string(bytes) +
+                   " bytes of shared memory at head_dim " +
+                   std::to_string(c.headDim) + ", over sm_90a's " +
+                   std::to_string(kHopperMaxSharedBytes) +
+                   " (lower --extend-block-n or --extend-warps)";
   if (int64_t bytes = extendSharedBytes(c);
-      c.extendNote.empty() && bytes > 48 * 1024)
+      !c.extendWgmma && c.extendNote.empty() && bytes > 48 * 1024)
     c.extendNote = "the extend plan (block_n " +
                    std::to_string(c.extend.blockN) + ", " +
                    std::to_string(c.extend.warps) + " warps) needs " +
@@ -393,8 +424,10 @@ FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {
                    std::to_string(c.headDim) +
                    ", over the template's static 49152 (lower "
                    "--extend-block-n or --extend-warps)";
-  if (!c.extendNote.empty())
+  if (!c.extendNote.empty()) {
     c.extend.present = false; // the bundle says why it has no extend
+    c.extendWgmma = false;
+  }
   return c;
 }
 

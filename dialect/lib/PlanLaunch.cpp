@@ -62,6 +62,8 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
     int64_t headDim = specInt(module, "head_dim");
     int64_t perWarp = headDim <= 128 ? 8 : std::max<int64_t>(1, 512 / headDim);
     storeWarps = qjl ? std::min<int64_t>(hkv, 4) : (hkv + perWarp - 1) / perWarp;
+    auto targetAttr = module->getAttrOfType<TargetAttr>("tq.target");
+    wgmmaTarget = targetAttr && targetAttr.getArch() == "sm_90a";
     if (failed(checkOptions()))
       return signalPassFailure();
 
@@ -267,9 +269,10 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
       return m.emitError() << "extend-block-n " << int64_t(extendBlockN)
                            << " is not supported; accepted: a multiple of "
                               "16 in 16..128 (0: the default, 32)";
-    if (extendWarps < 1 || extendWarps > 8)
+    if (extendWarps < 0 || extendWarps > 8)
       return m.emitError() << "extend-warps " << int64_t(extendWarps)
-                           << " is out of range; accepted: 1..8";
+                           << " is out of range; accepted: 1..8 (0: the "
+                              "default, 4; 8 on sm_90a)";
     if (stages < 1 || stages > 8)
       return m.emitError() << "stages " << int64_t(stages)
                            << " is out of range; accepted: 1..8";
@@ -288,21 +291,38 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
   }
 
   int64_t storeWarps = 4; ///< set per module in runOnOperation
+  /// sm_90a: the extend attention can run on warpgroup mma
+  /// (templates/tq/extend_wgmma.h); set per module in runOnOperation.
+  bool wgmmaTarget = false;
 
-  /// Extend's key/value tile: the option, else 32 tokens: two tiles
-  /// (double buffering) of fp16 keys and values fit 48 KiB of shared memory
-  /// at head_dim 128, and the kernel fits 168 registers (3 CTAs per SM)
-  /// without spills at head_dim 64 and 128 (64-token tiles spill at 64).
-  int64_t extendTile() { return extendBlockN ? extendBlockN : 32; }
+  /// Extend's key/value tile for a CTA of `warps`: the option, else 32
+  /// tokens: two tiles (double buffering) of fp16 keys and values fit 48
+  /// KiB of shared memory at head_dim 128, and the kernel fits 168
+  /// registers (3 CTAs per SM) without spills at head_dim 64 and 128
+  /// (64-token tiles spill at 64). The sm_90a warpgroup-mma kernel (whole
+  /// warpgroups) takes 64: its dynamic shared memory holds two 64-token
+  /// tiles and 128 query rows (97 KiB at head_dim 128).
+  int64_t extendTile(int64_t warps) {
+    if (extendBlockN)
+      return extendBlockN;
+    return wgmmaTarget && warps % 4 == 0 ? 64 : 32;
+  }
 
-  /// Warps of an extend CTA: extend-warps when its 16·warps rows hold whole
-  /// tokens of the GQA group, else the nearest count that does, fewer
-  /// first (more rows need more shared memory); 0 when none in 1..8 does.
+  /// Warps of an extend CTA: extend-warps (0: 4; on sm_90a 8 = two
+  /// warpgroups, else 4 = one, if either holds whole tokens) when its
+  /// 16·warps rows hold whole tokens of the GQA group, else the nearest
+  /// count that does, fewer first (more rows need more shared memory); 0
+  /// when none in 1..8 does.
   int64_t extendWarpsFor(int64_t group) {
-    for (int64_t w = extendWarps; w >= 1; --w)
+    if (!extendWarps && wgmmaTarget)
+      for (int64_t w : {8, 4})
+        if ((16 * w) % group == 0)
+          return w;
+    const int64_t want = extendWarps ? extendWarps : 4;
+    for (int64_t w = want; w >= 1; --w)
       if ((16 * w) % group == 0)
         return w;
-    for (int64_t w = extendWarps + 1; w <= 8; ++w)
+    for (int64_t w = want + 1; w <= 8; ++w)
       if ((16 * w) % group == 0)
         return w;
     return 0;
@@ -328,8 +348,8 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
                              gridAttr(b, {"max_batch", "num_q_heads", "1"}));
     case KernelKind::Extend:
       // A CTA: one KV head's G query heads over 16·warps/G chunk tokens.
-      return LaunchAttr::get(ctx, extendTile(), /*splits=*/1,
-                             extendWarpsFor(group),
+      return LaunchAttr::get(ctx, extendTile(extendWarpsFor(group)),
+                             /*splits=*/1, extendWarpsFor(group),
                              /*heads_per_cta=*/group, /*stages=*/1,
                              gridAttr(b, {"query_tiles", "num_kv_heads", "1"}));
     }

@@ -57,6 +57,7 @@
 #include "tq/decode.h"
 #include "tq/numeric.h"
 #include "tq/rotate.h"
+#include "tq/store.h" // store_detail::VoidT
 
 namespace tq {
 
@@ -109,8 +110,6 @@ template <class Spec> struct ExtendPlan {
   static_assert(BN <= NT, "a thread per token for the tile's scalars");
   static_assert(kKSteps % 2 == 0 && kOTiles % 2 == 0,
                 "ldmatrix.x4 pairs of k steps and of output tiles");
-  static_assert(kUnionBytes + 2048 <= 48 * 1024,
-                "extend: tiles exceed 48 KiB of static shared memory");
 };
 
 namespace extend_detail {
@@ -191,6 +190,197 @@ template <class Spec> struct ChunkWs {
   }
 };
 
+/* The CTA's sequence b and query tile (tile = -1: none, the CTA returns):
+ * blockIdx.x enumerates the tiles of kTok chunk tokens of all sequences in
+ * order, each sequence's last (most causal work) tile first. */
+template <int kTok>
+TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
+  int id = blockIndexX();
+  tile = -1;
+  for (b = 0; b < a.batch; ++b) {
+    const int n = a.cu_seqlens_q[b + 1] - a.cu_seqlens_q[b];
+    const int tiles = (n + kTok - 1) / kTok;
+    if (id < tiles) {
+      tile = tiles - 1 - id;
+      return;
+    }
+    id -= tiles;
+  }
+}
+
+/* The CTA's query rows (kRows = 16·warps: row r = chunk token r / G, query
+ * head r % G of KV head kvh), rotated like the keys, × scale·log2(e), each
+ * row scaled by a power of two into (-2, 2) and rounded to fp16: warp w
+ * prepares rows 16w..16w+15 and hands each f16x2 pair (row, coordinate
+ * pair) to put(r, col, bits); rowF[r] = the row's factor back, rowQs[r] =
+ * Σ of the row's fp16 values (for key zero points). Padding rows (past the
+ * tile's tokens) are zero. */
+template <class Spec, class T, class Put>
+TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
+                            int tok0, int ntok, float *rowF, float *rowQs,
+                            Put put) {
+  using KInfo = TensorInfo<Spec, true>;
+  constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
+  constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  const int warp = warpIndex(), lane = laneIndex();
+  const float qscale = a.scale * kLog2e;
+  const T *query = static_cast<const T *>(a.query);
+  for (int r = warp * 16; r < warp * 16 + 16; ++r) {
+    const int tk = r / G, qh = kvh * G + r % G;
+    float x[E];
+    if (tk < ntok) {
+      loadRow<T, E>(query + int64_t(row0 + tok0 + tk) * a.query_stride_token +
+                        int64_t(qh) * a.query_stride_head + lane * E,
+                    x);
+      if constexpr (KInfo::kRotated)
+        warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
+    } else {
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        x[i] = 0.f;
+    }
+    float mx = 0.f;
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i) {
+      x[i] *= qscale;
+      mx = fmaxf(mx, fabsf(x[i]));
+    }
+    const float f = pow2Above(warpMax(mx)), inv = 2.f / f; // into (-2, 2)
+    float qs = 0.f;
+    TQ_UNROLL
+    for (int i = 0; i < E; i += 2) {
+      const uint32_t h2 = packHalf2(x[i] * inv, x[i + 1] * inv);
+      put(r, lane * E + i, h2);
+      qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
+    }
+    if constexpr (KInfo::kHasZero)
+      qs = warpSum(qs);
+    if (lane == 0) {
+      rowF[r] = f * 0.5f;
+      rowQs[r] = qs;
+    }
+  }
+}
+
+/* One tile's raw scores s (this thread's elements of its rows g, g + 8 of
+ * the warp's 16: s[j][e] at row e / 2, column 8j + 2t + e % 2) into fp16-
+ * ready probabilities × value scale, with the online softmax state (m, l,
+ * zb per row) updated; corr[i] is the factor the row's output accumulators
+ * must be multiplied by. Columns past cnt, padding rows (rTok < 0) and, on
+ * chunk tiles (causal), chunk tokens after the row's own are masked. */
+template <int NTL>
+TQ_INLINE void scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
+                             const float (&rq)[2], const int (&rTok)[2],
+                             const float *ks, const float *kz,
+                             const float *vsc, const float *vz, int cnt,
+                             bool causal, int chunkBase, int t, float (&m)[2],
+                             float (&l)[2], float (&zb)[2], float (&corr)[2]) {
+  float mx[2] = {negInf(), negInf()};
+  TQ_UNROLL
+  for (int j = 0; j < NTL; ++j) {
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
+      float v = fmaf(s[j][e] * rf[i], ks[col], kz[col] * rq[i]);
+      const bool dead = col >= cnt || rTok[i] < 0 ||
+                        (causal && chunkBase + col > rTok[i]);
+      v = dead ? negInf() : v;
+      s[j][e] = v;
+      mx[i] = fmaxf(mx[i], v);
+    }
+  }
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    mx[i] = fmaxf(mx[i], shflXor(mx[i], 1));
+    mx[i] = fmaxf(mx[i], shflXor(mx[i], 2));
+    const float mNew = fmaxf(m[i], mx[i]);
+    // Nothing seen yet (mNew = -inf): keep everything at zero.
+    corr[i] = isNegInf(mNew) ? 1.f : decode_detail::mergeWeight(m[i], mNew);
+    m[i] = mNew;
+    l[i] *= corr[i];
+    zb[i] *= corr[i];
+  }
+  TQ_UNROLL
+  for (int j = 0; j < NTL; ++j) {
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
+      const float p = isNegInf(s[j][e]) ? 0.f : exp2Fast(s[j][e] - m[i]);
+      l[i] += p;
+      zb[i] = fmaf(p, vz[col], zb[i]);
+      s[j][e] = p * vsc[col];
+    }
+  }
+}
+
+/* The m16n8k16 A fragment of probabilities for tokens 16kv..16kv+15. */
+template <int NTL>
+TQ_INLINE void probFragment(const float (&s)[NTL][4], int kv,
+                            uint32_t (&pa)[4]) {
+  pa[0] = packHalf2(s[2 * kv][0], s[2 * kv][1]);
+  pa[1] = packHalf2(s[2 * kv][2], s[2 * kv][3]);
+  pa[2] = packHalf2(s[2 * kv + 1][0], s[2 * kv + 1][1]);
+  pa[3] = packHalf2(s[2 * kv + 1][2], s[2 * kv + 1][3]);
+}
+
+/* Epilogue: the rows' sums over the quad, the output normalized plus the
+ * zero-point term into sO (floats, row pitch OP), the log-sum-exp when
+ * asked; then each warp un-rotates and writes its 16 rows. The caller has
+ * made sO free (a barrier after the last tile's reads). */
+template <class Spec, class T, int OT, int OP>
+TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
+                          float (&m)[2], float (&l)[2], float (&zb)[2],
+                          const int (&rTok)[2], int kvh, int row0, int tok0,
+                          int ntok, float *sO) {
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
+  constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  const int warp = warpIndex(), lane = laneIndex(), g = lane >> 2,
+            t = lane & 3;
+  float inv[2];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    l[i] += shflXor(l[i], 1);
+    l[i] += shflXor(l[i], 2);
+    zb[i] += shflXor(zb[i], 1);
+    zb[i] += shflXor(zb[i], 2);
+    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
+  }
+  TQ_UNROLL
+  for (int j = 0; j < OT; ++j) {
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const int i = e >> 1, r = warp * 16 + g + 8 * i;
+      sO[r * OP + j * 8 + 2 * t + (e & 1)] = (o[j][e] + zb[i]) * inv[i];
+    }
+  }
+  if (a.lse != nullptr && t == 0) {
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      const int r = warp * 16 + g + 8 * i;
+      if (rTok[i] >= 0)
+        a.lse[int64_t(row0 + rTok[i]) * Spec::kNumQHeads + kvh * G + r % G] =
+            l[i] > 0.f ? (m[i] + log2Fast(l[i])) * kLn2 : negInf();
+    }
+  }
+  syncWarp();
+  T *out = static_cast<T *>(a.out);
+  for (int r = warp * 16; r < warp * 16 + 16; ++r) {
+    const int tk = r / G;
+    if (tk >= ntok)
+      break; // rows are in token order: the rest are padding too
+    float x[E];
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      x[i] = sO[r * OP + lane * E + i];
+    if constexpr (VInfo::kRotated)
+      warpRotateInverse<D, VInfo::kRounds>(x, Spec::valueSigns());
+    storeRow<T, E>(out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
+                       int64_t(kvh * G + r % G) * a.out_stride_head + lane * E,
+                   x);
+  }
+}
+
 } // namespace extend_detail
 
 /* Kernel 1. Grid (max_tokens, 1, 1), kExtendPrepWarps warps: CTA x
@@ -234,11 +424,14 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
   }
 }
 
-/* Kernel 2. Grid (ceil(max_tokens / kTokTile) + max_batch, num_kv_heads,
- * 1), kExtendWarps warps. */
-template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
+/* Kernel 2 on warp mma.sync. Grid (ceil(max_tokens / kTokTile) +
+ * max_batch, num_kv_heads, 1), kExtendWarps warps. */
+template <class Spec, class T>
+TQ_DEVICE void extendMma(const tq_extend_args &a) {
   using namespace extend_detail;
   using Pl = ExtendPlan<Spec>;
+  static_assert(Pl::kUnionBytes + 2048 <= 48 * 1024,
+                "extend: tiles exceed 48 KiB of static shared memory");
   using KInfo = typename Pl::KInfo;
   using VInfo = typename Pl::VInfo;
   static_assert(Pl::kSupported, "extend: unsupported spec (see extend.h)");
@@ -249,16 +442,8 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   constexpr int KP = Pl::kPitch, OP = Pl::kOPitch;
 
   // --- Which sequence and query tile (uniform over the CTA). ---
-  int id = blockIndexX(), b = 0, tile = -1;
-  for (; b < a.batch; ++b) {
-    const int n = a.cu_seqlens_q[b + 1] - a.cu_seqlens_q[b];
-    const int tiles = (n + kTok - 1) / kTok;
-    if (id < tiles) {
-      tile = tiles - 1 - id;
-      break;
-    }
-    id -= tiles;
-  }
+  int b = 0, tile = -1;
+  findQueryTile<kTok>(a, b, tile);
   if (tile < 0)
     return;
   const int kvh = blockIndexY();
@@ -287,45 +472,10 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   }
 
   // --- Queries: rotated, × scale·log2(e), per-row power-of-two into fp16.
-  {
-    const float qscale = a.scale * kLog2e;
-    const T *query = static_cast<const T *>(a.query);
-    for (int r = warp * 16; r < warp * 16 + 16; ++r) {
-      const int tk = r / G, qh = kvh * G + r % G;
-      float x[E];
-      if (tk < ntok) {
-        loadRow<T, E>(query + int64_t(row0 + tok0 + tk) * a.query_stride_token +
-                          int64_t(qh) * a.query_stride_head + lane * E,
-                      x);
-        if constexpr (KInfo::kRotated)
-          warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
-      } else {
-        TQ_UNROLL
-        for (int i = 0; i < E; ++i)
-          x[i] = 0.f;
-      }
-      float mx = 0.f;
-      TQ_UNROLL
-      for (int i = 0; i < E; ++i) {
-        x[i] *= qscale;
-        mx = fmaxf(mx, fabsf(x[i]));
-      }
-      const float f = pow2Above(warpMax(mx)), inv = 2.f / f; // into (-2, 2)
-      float qs = 0.f;
-      TQ_UNROLL
-      for (int i = 0; i < E; i += 2) {
-        const uint32_t h2 = packHalf2(x[i] * inv, x[i + 1] * inv);
-        *reinterpret_cast<uint32_t *>(sQ + r * KP + lane * E + i) = h2;
-        qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
-      }
-      if constexpr (KInfo::kHasZero)
-        qs = warpSum(qs);
-      if (lane == 0) {
-        sRowF[r] = f * 0.5f;
-        sRowQs[r] = qs;
-      }
-    }
-  }
+  stageQueries<Spec, T>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+                        [&](int r, int col, uint32_t h2) {
+                          *reinterpret_cast<uint32_t *>(sQ + r * KP + col) = h2;
+                        });
   barrier();
   uint32_t qa[KS][4];
   TQ_UNROLL
@@ -476,47 +626,13 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
         mmaF16(s[j], qa[kk + 1], b1);
       }
     }
-    float mx[2] = {negInf(), negInf()};
-    TQ_UNROLL
-    for (int j = 0; j < NTL; ++j) {
-      TQ_UNROLL
-      for (int e = 0; e < 4; ++e) {
-        const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
-        float v = fmaf(s[j][e] * rf[i], ks[col], kz[col] * rq[i]);
-        const bool dead = col >= cnt || rTok[i] < 0 ||
-                          (causal && chunkBase + col > rTok[i]);
-        v = dead ? negInf() : v;
-        s[j][e] = v;
-        mx[i] = fmaxf(mx[i], v);
-      }
-    }
     float corr[2];
-    TQ_UNROLL
-    for (int i = 0; i < 2; ++i) {
-      mx[i] = fmaxf(mx[i], shflXor(mx[i], 1));
-      mx[i] = fmaxf(mx[i], shflXor(mx[i], 2));
-      const float mNew = fmaxf(m[i], mx[i]);
-      // Nothing seen yet (mNew = -inf): keep everything at zero.
-      corr[i] = isNegInf(mNew) ? 1.f : decode_detail::mergeWeight(m[i], mNew);
-      m[i] = mNew;
-      l[i] *= corr[i];
-      zb[i] *= corr[i];
-    }
+    scoresToProbs(s, rf, rq, rTok, ks, kz, vsc, vz, cnt, causal, chunkBase, t,
+                  m, l, zb, corr);
     TQ_UNROLL
     for (int j = 0; j < OT; ++j) {
       o[j][0] *= corr[0], o[j][1] *= corr[0];
       o[j][2] *= corr[1], o[j][3] *= corr[1];
-    }
-    TQ_UNROLL
-    for (int j = 0; j < NTL; ++j) {
-      TQ_UNROLL
-      for (int e = 0; e < 4; ++e) {
-        const int col = j * 8 + 2 * t + (e & 1), i = e >> 1;
-        const float p = isNegInf(s[j][e]) ? 0.f : exp2Fast(s[j][e] - m[i]);
-        l[i] += p;
-        zb[i] = fmaf(p, vz[col], zb[i]);
-        s[j][e] = p * vsc[col];
-      }
     }
     // Lane l addresses row l % 8 of matrix l / 8: token 16kv + 8((l / 8) % 2)
     // + l % 8, coordinates 8(j + l / 16): transposed, the B fragments of
@@ -525,10 +641,8 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
         bufV + ((lane & 7) + ((lane >> 3) & 1) * 8) * KP + (lane >> 4) * 8;
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv) {
-      const uint32_t pa[4] = {packHalf2(s[2 * kv][0], s[2 * kv][1]),
-                              packHalf2(s[2 * kv][2], s[2 * kv][3]),
-                              packHalf2(s[2 * kv + 1][0], s[2 * kv + 1][1]),
-                              packHalf2(s[2 * kv + 1][2], s[2 * kv + 1][3])};
+      uint32_t pa[4];
+      probFragment(s, kv, pa);
       TQ_UNROLL
       for (int j = 0; j < OT; j += 2) {
         uint32_t r4[4];
@@ -556,48 +670,33 @@ template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   }
 
   // --- Epilogue: normalize, zero-point term, un-rotate, write. ---
-  float inv[2];
-  TQ_UNROLL
-  for (int i = 0; i < 2; ++i) {
-    l[i] += shflXor(l[i], 1);
-    l[i] += shflXor(l[i], 2);
-    zb[i] += shflXor(zb[i], 1);
-    zb[i] += shflXor(zb[i], 2);
-    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
-  }
-  TQ_UNROLL
-  for (int j = 0; j < OT; ++j) {
-    TQ_UNROLL
-    for (int e = 0; e < 4; ++e) {
-      const int i = e >> 1, r = warp * 16 + g + 8 * i;
-      sO[r * OP + j * 8 + 2 * t + (e & 1)] = (o[j][e] + zb[i]) * inv[i];
-    }
-  }
-  if (a.lse != nullptr && t == 0) {
-    TQ_UNROLL
-    for (int i = 0; i < 2; ++i) {
-      const int r = warp * 16 + g + 8 * i;
-      if (rTok[i] >= 0)
-        a.lse[int64_t(row0 + rTok[i]) * Spec::kNumQHeads + kvh * G + r % G] =
-            l[i] > 0.f ? (m[i] + log2Fast(l[i])) * kLn2 : negInf();
-    }
-  }
-  syncWarp();
-  T *out = static_cast<T *>(a.out);
-  for (int r = warp * 16; r < warp * 16 + 16; ++r) {
-    const int tk = r / G;
-    if (tk >= ntok)
-      break; // rows are in token order: the rest are padding too
-    float x[E];
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      x[i] = sO[r * OP + lane * E + i];
-    if constexpr (VInfo::kRotated)
-      warpRotateInverse<D, VInfo::kRounds>(x, Spec::valueSigns());
-    storeRow<T, E>(out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
-                       int64_t(kvh * G + r % G) * a.out_stride_head + lane * E,
-                   x);
-  }
+  finishRows<Spec, T, OT, OP>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok, sO);
+}
+
+} // namespace tq
+
+#include "tq/extend_wgmma.h"
+
+namespace tq {
+
+/* The extend Spec's kExtendWgmma (absent: false): the compiler chose the
+ * warpgroup-mma kernel (extend_wgmma.h, sm_90a). */
+template <class Spec, class = void> struct ExtendUsesWgmma {
+  static constexpr bool value = false;
+};
+template <class Spec>
+struct ExtendUsesWgmma<Spec, store_detail::VoidT<decltype(Spec::kExtendWgmma)>> {
+  static constexpr bool value = Spec::kExtendWgmma;
+};
+
+/* Kernel 2: the attention, on the tensor-core path the compiler chose. */
+template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
+  static_assert(ExtendPlan<Spec>::kSupported,
+                "extend: unsupported spec (see extend.h)");
+  if constexpr (ExtendUsesWgmma<Spec>::value)
+    extendWgmma<Spec, T>(a);
+  else
+    extendMma<Spec, T>(a);
 }
 
 } // namespace tq

@@ -124,11 +124,12 @@ cl::opt<int> planStages(
 cl::opt<int> planExtendBlockN(
     "extend-block-n", cl::init(0),
     cl::desc("tokens per key/value tile of the extend kernel (16..128, a "
-             "multiple of 16; default 32)"),
+             "multiple of 16; default 32, on sm_90a 64)"),
     cl::cat(tqcCategory));
 cl::opt<int> planExtendWarps(
-    "extend-warps", cl::init(4),
-    cl::desc("warps per extend CTA, 16 query rows each (1..8)"),
+    "extend-warps", cl::init(0),
+    cl::desc("warps per extend CTA, 16 query rows each (1..8; default 4, "
+             "on sm_90a 8: two warpgroups of the wgmma kernel)"),
     cl::cat(tqcCategory));
 cl::opt<std::string> tuningDb(
     "tuning-db",

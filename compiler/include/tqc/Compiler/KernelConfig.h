@@ -55,6 +55,10 @@ struct KernelConfig {
   /// false when the bundle has none, and extendNote then says why.
   LaunchConfig extend;
   std::string extendNote;
+  /// The extend attention runs on Hopper's warpgroup mma (sm_90a,
+  /// templates/tq/extend_wgmma.h) instead of warp mma.sync; its shared
+  /// memory is then dynamic (extendWgmmaSharedBytes).
+  bool extendWgmma = false;
   std::string planSource = "defaults"; ///< defaults, options, tuning DB
   /// SMs the plans are made for (tq.sm_count; the arch's usual count when
   /// the IR has none): the decode caps a batch's splits by it.
@@ -66,6 +70,11 @@ struct KernelConfig {
     return int(16 * extend.warps / gqaRatio());
   }
 };
+
+/// Dynamic shared memory of the warpgroup-mma extend CTA (extend_wgmma.h
+/// ExtendWgmmaPlan::kSmemBytes: the queries and two key+value tiles, or
+/// the output staging, plus 1024 bytes to align the swizzle atoms).
+int64_t extendWgmmaSharedBytes(const KernelConfig &c);
 
 /// Reads a module that went through the whole pipeline. Emits an error on the
 /// op that the back end cannot instantiate and fails.

@@ -176,9 +176,10 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     Option<"extendBlockN", "extend-block-n", "int64_t", /*default=*/"0",
            "tokens per key/value tile of the extend kernel (16..128, a "
            "multiple of 16; 0: 32, two tiles of which fit 48 KiB of shared "
-           "memory at head_dim 128)">,
-    Option<"extendWarps", "extend-warps", "int64_t", /*default=*/"4",
-           "warps (16 query rows each) per extend CTA (1..8)">,
+           "memory at head_dim 128; 64 on sm_90a)">,
+    Option<"extendWarps", "extend-warps", "int64_t", /*default=*/"0",
+           "warps (16 query rows each) per extend CTA (1..8; 0: 4, on "
+           "sm_90a 8)">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
            "multiprocessors of the target; 0: the arch's usual count">,
   ];

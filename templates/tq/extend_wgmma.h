@@ -1,0 +1,311 @@
+/*===- extend_wgmma.h - The extend attention on Hopper warpgroup mma ------===*
+ *
+ * extend.h's attention (same work mapping, same numerics: rotated fp16
+ * queries scaled per row, prefix tiles dequantized into fp16, chunk tiles
+ * from the prep's workspace, one online softmax in the exp2 domain) with
+ * the products on sm_90a's asynchronous warpgroup mma instead of per-warp
+ * mma.sync: the warpgroup's tensor cores read the query and key/value tiles
+ * straight from shared memory, so no warp spends issue slots on ldmatrix
+ * and each tile is read once per 64 query rows instead of once per 16.
+ *
+ * A CTA is kExtendWarps / 4 warpgroups (8 warps: 128 query rows = 128 / G
+ * chunk tokens × G heads); warpgroup w owns rows 64w..64w+63, warp w owns
+ * rows 16w..16w+15 (extend.h's row mapping). Shared memory (dynamic, the
+ * manifest's dynamic_shared_bytes, aligned here to 1024 bytes): the queries
+ * [D/64 column blocks][kRows][64 fp16] and two buffers of a key tile and a
+ * value tile [D/64][BN][64 fp16], all in the 128-byte swizzle wgmma reads
+ * (wgmma_cuda.h). Per tile: S = Q·Kᵀ (wgmma m64nBNk16 × D/16, both operands
+ * K-major from shared memory), scale / zero / masks / online softmax on the
+ * accumulator (extend_detail::scoresToProbs, the mma.sync layout), then
+ * O += P·V with P as register A fragments and V MN-major (m64nDk16 ×
+ * BN/16). The next tile's copies (chunk: cp.async) are in flight during
+ * both products, its dequantization (prefix) runs while O += P·V does.
+ * One barrier per tile; writes to a buffer are published to the tensor
+ * cores (the async proxy) by fence.proxy.async before that barrier.
+ *
+ * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
+ * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
+ * or 128); compiler/lib/KernelConfig.cpp extendWgmmaSharedBytes computes
+ * the same shared memory.
+ *===----------------------------------------------------------------------===*/
+#ifndef TQ_EXTEND_WGMMA_H
+#define TQ_EXTEND_WGMMA_H
+
+namespace tq {
+
+template <class Spec> struct ExtendWgmmaPlan {
+  static constexpr int D = Spec::kHeadDim;
+  static constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  static constexpr int NW = Spec::kExtendWarps;
+  static constexpr int NT = NW * kWarpSize;
+  static constexpr int BN = Spec::kExtendBlockN;
+  static constexpr int kRows = 16 * NW;
+  static constexpr int kTokTile = kRows / G;
+  static constexpr int kQBytes = kRows * D * 2;
+  static constexpr int kTensorBytes = BN * D * 2; // one K or V tile
+  static constexpr int kBufBytes = 2 * kTensorBytes;
+  static constexpr int kOPitch = D + 4;           // floats per output row
+  static constexpr int kOutBytes = kRows * kOPitch * 4;
+  static constexpr int kMainBytes = kQBytes + 2 * kBufBytes;
+  static constexpr int kSmemBytes =
+      (kMainBytes > kOutBytes ? kMainBytes : kOutBytes) + 1024;
+  static constexpr int kUnitsPerRow = D / 8; // 16-byte units of a row
+  static constexpr int kUnits = BN * kUnitsPerRow;
+  static constexpr int kUnitsPerThread = (kUnits + NT - 1) / NT;
+
+  static_assert(NW % 4 == 0 && NW >= 4 && NW <= 16,
+                "extend (wgmma): whole warpgroups");
+  static_assert(BN == 64 || BN == 128, "extend (wgmma): block_n 64 or 128");
+  static_assert(D == 64 || D == 128, "extend (wgmma): head_dim 64 or 128");
+  static_assert(kRows % G == 0, "extend (wgmma): whole tokens per CTA");
+  static_assert(BN <= NT, "a thread per token for the tile's scalars");
+};
+
+#if defined(TQ_TARGET_HAS_WGMMA)
+namespace extend_detail {
+
+/* Byte offset of 16-byte unit c (coordinates 8c..8c+7) of row r in a
+ * swizzled tile of `rows` rows. */
+TQ_INLINE uint32_t swizzledUnit(int rows, int r, int c) {
+  return uint32_t((c >> 3) * rows * 128) + swizzle128Offset(r, c & 7);
+}
+
+} // namespace extend_detail
+#endif
+
+template <class Spec, class T>
+TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
+#if defined(TQ_TARGET_HAS_WGMMA)
+  using namespace extend_detail;
+  using Pl = ExtendWgmmaPlan<Spec>;
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int D = Pl::D, NT = Pl::NT, BN = Pl::BN, kRows = Pl::kRows;
+  constexpr int kTok = Pl::kTokTile, NTL = BN / 8, VS = BN / 16, OT = D / 8;
+  constexpr int OP = Pl::kOPitch, H = Spec::kNumKVHeads;
+  constexpr int UPT = Pl::kUnitsPerThread, UPR = Pl::kUnitsPerRow;
+
+  int b = 0, tile = -1;
+  findQueryTile<kTok>(a, b, tile);
+  if (tile < 0)
+    return;
+  const int kvh = blockIndexY();
+  const int row0 = a.cu_seqlens_q[b];
+  const int n = a.cu_seqlens_q[b + 1] - row0;
+  const int P = a.prefix_lens[b];
+  const int tok0 = tile * kTok, ntok = minInt(kTok, n - tok0);
+  const bool haveChunk = a.key != nullptr;
+
+  if (dynamicSharedBytes() < uint32_t(Pl::kSmemBytes))
+    trap(); // launched without the plan's shared memory
+  uint8_t *const dyn = dynamicShared();
+  uint8_t *const smem = dyn + ((1024u - (sharedAddress(dyn) & 1023u)) & 1023u);
+  uint8_t *const sQ = smem;
+  uint8_t *const sTiles = smem + Pl::kQBytes; // [buf][K | V]
+  float *const sO = reinterpret_cast<float *>(smem); // after the last tile
+  TQ_SHARED float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
+  TQ_SHARED float sRowF[kRows], sRowQs[kRows];
+  TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
+
+  const int warp = warpIndex(), lane = laneIndex(), tid = threadIndex();
+  const int g = lane >> 2, t = lane & 3, wg = warp >> 2;
+
+  if (warp == 0) {
+    if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+      decode_detail::fillLevels<KInfo>(sLevK, Spec::keyLevels());
+    if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+      decode_detail::fillLevels<VInfo>(sLevV, Spec::valueLevels());
+  }
+  stageQueries<Spec, T>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+                        [&](int r, int col, uint32_t h2) {
+                          *reinterpret_cast<uint32_t *>(
+                              sQ + swizzledUnit(kRows, r, col >> 3) +
+                              (col & 7) * 2) = h2;
+                        });
+  fenceProxyAsyncShared();
+  barrier();
+  float rf[2], rq[2];
+  int rTok[2];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    const int r = warp * 16 + g + 8 * i;
+    rf[i] = sRowF[r];
+    rq[i] = sRowQs[r] * rf[i];
+    rTok[i] = r / Pl::G < ntok ? tok0 + r / Pl::G : -1; // -1: padding row
+  }
+
+  float m[2] = {negInf(), negInf()}, l[2] = {0.f, 0.f}, zb[2] = {0.f, 0.f};
+  float o[OT][4];
+  TQ_UNROLL
+  for (int j = 0; j < OT; ++j)
+    o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
+
+  const int prefixTiles = (P + BN - 1) / BN;
+  const int upto = haveChunk ? tok0 + ntok : 0; // chunk tokens visible
+  const int numTiles = prefixTiles + (upto + BN - 1) / BN;
+  const int32_t *table = a.block_tables + int64_t(b) * a.block_table_stride;
+  const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
+  const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
+  const float *wks = ChunkWs<Spec>::scales(a, false);
+  const float *wvs = ChunkWs<Spec>::scales(a, true);
+  auto tileStart = [&](int i) {
+    return i < prefixTiles ? i * BN : (i - prefixTiles) * BN;
+  };
+  auto tileCount = [&](int i) {
+    return i < prefixTiles ? minInt(BN, P - i * BN)
+                           : minInt(BN, upto - (i - prefixTiles) * BN);
+  };
+  auto cacheRegion = [&](int tokn) {
+    return a.cache +
+           int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
+           int64_t(kvh) * Spec::kHeadStride;
+  };
+
+  // In flight between issue() and stage(): a prefix tile's raw codes and
+  // scalars (registers); a chunk tile's cp.async group and scalars.
+  uint32_t pk[UPT][2], pv[UPT][2];
+  float pks = 0.f, pkz = 0.f, pvs = 0.f, pvz = 0.f;
+  auto issue = [&](int i) {
+    const int s0 = tileStart(i), cnt = tileCount(i);
+    uint8_t *bufK = sTiles + (i & 1) * Pl::kBufBytes,
+            *bufV = bufK + Pl::kTensorBytes;
+    if (i < prefixTiles) {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        pk[k][0] = pk[k][1] = pv[k][0] = pv[k][1] = 0u;
+        if (u < Pl::kUnits && nn < cnt) {
+          const uint8_t *region = cacheRegion(s0 + nn);
+          const int pos = (s0 + nn) % Spec::kBlockSize;
+          loadUnitCodes<KInfo>(region, pos, c, pk[k]);
+          loadUnitCodes<VInfo>(region, pos, c, pv[k]);
+        }
+      }
+      pks = pkz = pvs = pvz = 0.f;
+      if (tid < cnt) {
+        const uint8_t *region = cacheRegion(s0 + tid);
+        const int pos = (s0 + tid) % Spec::kBlockSize;
+        tokenScalars<KInfo>(region, pos, pks, pkz);
+        tokenScalars<VInfo>(region, pos, pvs, pvz);
+      }
+    } else {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        if (u >= Pl::kUnits)
+          break;
+        const uint32_t at = swizzledUnit(BN, nn, c);
+        if (nn < cnt) {
+          const int64_t from = (int64_t(row0 + s0 + nn) * H + kvh) * Pl::D + c * 8;
+          copyAsync16(bufK + at, wk + from);
+          copyAsync16(bufV + at, wv + from);
+        } else { // past the chunk's end: zeros (never NaN in the mma)
+          const u32x4 z = {0u, 0u, 0u, 0u};
+          *reinterpret_cast<u32x4 *>(bufK + at) = z;
+          *reinterpret_cast<u32x4 *>(bufV + at) = z;
+        }
+      }
+      copyAsyncCommit();
+      const bool in = tid < cnt;
+      const int64_t at = int64_t(row0 + s0 + tid) * H + kvh;
+      pks = in ? wks[at] : 0.f;
+      pvs = in ? wvs[at] : 0.f;
+      pkz = pvz = 0.f;
+    }
+  };
+  auto stage = [&](int i) {
+    const int buf = i & 1;
+    uint8_t *bufK = sTiles + buf * Pl::kBufBytes,
+            *bufV = bufK + Pl::kTensorBytes;
+    if (i < prefixTiles) {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        if (u >= Pl::kUnits)
+          break;
+        float xk[8], xv[8];
+        unitValues<KInfo>(pk[k], sLevK, xk); // zero codes past the end are
+        unitValues<VInfo>(pv[k], sLevV, xv); // finite; their scalars are 0
+        const uint32_t at = swizzledUnit(BN, nn, c);
+        storeHalves8(reinterpret_cast<uint16_t *>(bufK + at), xk);
+        storeHalves8(reinterpret_cast<uint16_t *>(bufV + at), xv);
+      }
+    } else {
+      copyAsyncWait<0>();
+    }
+    if (tid < BN) {
+      sKs[buf][tid] = pks, sKz[buf][tid] = pkz;
+      sVs[buf][tid] = pvs, sVz[buf][tid] = pvz;
+    }
+    fenceProxyAsyncShared(); // the tile is read by the tensor cores
+  };
+
+  // S = Q·Kᵀ, the softmax, and O += P·V issued (not waited for).
+  const uint32_t qAddr = sharedAddress(sQ) + uint32_t(wg * 64 * 128);
+  float s[NTL][4];
+  TQ_UNROLL
+  for (int j = 0; j < NTL; ++j)
+    s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+  auto attendTile = [&](int buf, int cnt, bool causal, int chunkBase) {
+    const uint32_t kAddr = sharedAddress(sTiles + buf * Pl::kBufBytes);
+    const uint32_t vAddr = kAddr + Pl::kTensorBytes;
+    wgmmaFence();
+    TQ_UNROLL
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const uint32_t inBlock = uint32_t((kk & 3) * 32);
+      wgmmaSS<BN>(s,
+                  wgmmaDesc(qAddr + (kk >> 2) * kRows * 128 + inBlock, 16, 1024),
+                  wgmmaDesc(kAddr + (kk >> 2) * BN * 128 + inBlock, 16, 1024),
+                  kk > 0);
+    }
+    wgmmaCommit();
+    wgmmaWait<0>();
+    wgmmaPin(s);
+    float corr[2];
+    scoresToProbs(s, rf, rq, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf], cnt,
+                  causal, chunkBase, t, m, l, zb, corr);
+    TQ_UNROLL
+    for (int j = 0; j < OT; ++j) {
+      o[j][0] *= corr[0], o[j][1] *= corr[0];
+      o[j][2] *= corr[1], o[j][3] *= corr[1];
+    }
+    uint32_t pa[VS][4];
+    TQ_UNROLL
+    for (int kv = 0; kv < VS; ++kv)
+      probFragment(s, kv, pa[kv]);
+    wgmmaFence();
+    TQ_UNROLL
+    for (int kv = 0; kv < VS; ++kv)
+      wgmmaRS<D>(o, pa[kv], wgmmaDesc(vAddr + kv * 16 * 128, BN * 128, 1024),
+                 true);
+    wgmmaCommit();
+  };
+
+  // --- The pipeline: tile i + 1 in flight while tile i is computed. ---
+  if (numTiles > 0) {
+    issue(0);
+    stage(0);
+    barrier();
+  }
+  for (int i = 0; i < numTiles; ++i) {
+    if (i + 1 < numTiles)
+      issue(i + 1);
+    attendTile(i & 1, tileCount(i), i >= prefixTiles, tileStart(i));
+    if (i + 1 < numTiles)
+      stage(i + 1);
+    wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 free
+    wgmmaPin(o);
+    barrier();
+  }
+
+  // --- Epilogue (sO overlays the tiles: every read is behind a barrier).
+  finishRows<Spec, T, OT, OP>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok, sO);
+#else
+  (void)a;
+  trap(); // the compiler chooses this kernel for sm_90a bundles only
+#endif
+}
+
+} // namespace tq
+
+#endif // TQ_EXTEND_WGMMA_H
