@@ -294,8 +294,9 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       ext->tileTokens = c.extendTileTokens();
       // Measured on sm_90 only: elsewhere the cap spills (sm_86/89, G = 8).
       // The warpgroup-mma kernel holds a 64 x head_dim fp32 accumulator per
-      // warpgroup: one CTA per SM, all registers.
-      ext->minBlocks = c.extendWgmma ? 1
+      // warpgroup: two warpgroups take a whole SM, one shares it with a
+      // second CTA (whose softmax then overlaps this one's wgmma).
+      ext->minBlocks = c.extendWgmma ? (c.extend.warps == 4 ? 2 : 1)
                        : cudaArchNumber(c.arch) >= 90 ? kExtendMinBlocks
                                                       : 0;
       if (c.extendWgmma)

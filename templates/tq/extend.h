@@ -262,14 +262,97 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
   }
 }
 
+/* Two adjacent per-token scalars, one 8-byte shared load. */
+struct TQ_ALIGN(8) float2v {
+  float x, y;
+};
+
+TQ_INLINE float2v loadPair(const float *p) {
+  return *reinterpret_cast<const float2v *>(p);
+}
+
 /* One tile's raw scores s (this thread's elements of its rows g, g + 8 of
  * the warp's 16: s[j][e] at row e / 2, column 8j + 2t + e % 2) into fp16-
  * ready probabilities × value scale, with the online softmax state (m, l,
  * zb per row) updated; corr[i] is the factor the row's output accumulators
  * must be multiplied by. Columns past cnt, padding rows (rTok < 0) and, on
- * chunk tiles (causal), chunk tokens after the row's own are masked. */
-template <int NTL>
+ * chunk tiles (causal), chunk tokens after the row's own are masked; a
+ * tile that needs none of that (most of them) skips the mask. KeyZero /
+ * ValueZero: the stored tensors have zero points (else kz, vz are unread).
+ * The per-token scalars are read in pairs (8-byte aligned arrays). */
+template <bool KeyZero, bool ValueZero, int NTL>
 TQ_INLINE void scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
+                             const float (&rq)[2], const int (&rTok)[2],
+                             const float *ks, const float *kz,
+                             const float *vsc, const float *vz, int cnt,
+                             bool causal, int chunkBase, int t, float (&m)[2],
+                             float (&l)[2], float (&zb)[2], float (&corr)[2]) {
+  const bool needMask =
+      cnt < NTL * 8 || rTok[0] < 0 || rTok[1] < 0 ||
+      (causal && chunkBase + NTL * 8 - 1 > minInt(rTok[0], rTok[1]));
+  float mx[2] = {negInf(), negInf()};
+  TQ_UNROLL
+  for (int j = 0; j < NTL; ++j) {
+    const int c0 = j * 8 + 2 * t;
+    const float2v k2 = loadPair(ks + c0);
+    float2v z2 = {0.f, 0.f};
+    if constexpr (KeyZero)
+      z2 = loadPair(kz + c0);
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const int i = e >> 1;
+      float v = (s[j][e] * rf[i]) * (e & 1 ? k2.y : k2.x);
+      if constexpr (KeyZero)
+        v = fmaf(e & 1 ? z2.y : z2.x, rq[i], v);
+      if (needMask) {
+        const int col = c0 + (e & 1);
+        const bool dead = col >= cnt || rTok[i] < 0 ||
+                          (causal && chunkBase + col > rTok[i]);
+        v = dead ? negInf() : v;
+      }
+      s[j][e] = v;
+      mx[i] = fmaxf(mx[i], v);
+    }
+  }
+  float mSub[2];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    mx[i] = fmaxf(mx[i], shflXor(mx[i], 1));
+    mx[i] = fmaxf(mx[i], shflXor(mx[i], 2));
+    const float mNew = fmaxf(m[i], mx[i]);
+    // Nothing seen yet (mNew = -inf): keep everything at zero; exp2 of a
+    // masked -inf score minus a finite max is 0.
+    corr[i] = isNegInf(mNew) ? 1.f : decode_detail::mergeWeight(m[i], mNew);
+    mSub[i] = isNegInf(mNew) ? 0.f : mNew;
+    m[i] = mNew;
+    l[i] *= corr[i];
+    zb[i] *= corr[i];
+  }
+  TQ_UNROLL
+  for (int j = 0; j < NTL; ++j) {
+    const int c0 = j * 8 + 2 * t;
+    const float2v s2 = loadPair(vsc + c0);
+    float2v z2 = {0.f, 0.f};
+    if constexpr (ValueZero)
+      z2 = loadPair(vz + c0);
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const int i = e >> 1;
+      const float p = exp2Fast(s[j][e] - mSub[i]);
+      l[i] += p;
+      if constexpr (ValueZero)
+        zb[i] = fmaf(p, e & 1 ? z2.y : z2.x, zb[i]);
+      s[j][e] = p * (e & 1 ? s2.y : s2.x);
+    }
+  }
+}
+
+/* scoresToProbs (above) as the mma.sync kernel takes it: every tile
+ * masked, every scalar read. Kept apart because that kernel runs at a
+ * 168-register cap (3 CTAs per SM on sm_90) and the leaner form's branch
+ * and paired loads make ptxas spill there. */
+template <int NTL>
+TQ_INLINE void scoresToProbsMasked(float (&s)[NTL][4], const float (&rf)[2],
                              const float (&rq)[2], const int (&rTok)[2],
                              const float *ks, const float *kz,
                              const float *vsc, const float *vz, int cnt,
@@ -454,7 +537,7 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   const bool haveChunk = a.key != nullptr;
 
   TQ_SHARED u32x4 sRaw[Pl::kUnionBytes / 16];
-  TQ_SHARED float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
+  TQ_SHARED TQ_ALIGN(16) float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
   TQ_SHARED float sRowF[kRows], sRowQs[kRows];
   TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
   uint16_t *sQ = reinterpret_cast<uint16_t *>(sRaw);
@@ -627,8 +710,8 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
       }
     }
     float corr[2];
-    scoresToProbs(s, rf, rq, rTok, ks, kz, vsc, vz, cnt, causal, chunkBase, t,
-                  m, l, zb, corr);
+    scoresToProbsMasked(s, rf, rq, rTok, ks, kz, vsc, vz, cnt, causal,
+                        chunkBase, t, m, l, zb, corr);
     TQ_UNROLL
     for (int j = 0; j < OT; ++j) {
       o[j][0] *= corr[0], o[j][1] *= corr[0];

@@ -103,7 +103,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   uint8_t *const sQ = smem;
   uint8_t *const sTiles = smem + Pl::kQBytes; // [buf][K | V]
   float *const sO = reinterpret_cast<float *>(smem); // after the last tile
-  TQ_SHARED float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
+  TQ_SHARED TQ_ALIGN(16) float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
   TQ_SHARED float sRowF[kRows], sRowQs[kRows];
   TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
 
@@ -262,8 +262,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     wgmmaWait<0>();
     wgmmaPin(s);
     float corr[2];
-    scoresToProbs(s, rf, rq, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf], cnt,
-                  causal, chunkBase, t, m, l, zb, corr);
+    scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
+        s, rf, rq, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf], cnt, causal,
+        chunkBase, t, m, l, zb, corr);
     TQ_UNROLL
     for (int j = 0; j < OT; ++j) {
       o[j][0] *= corr[0], o[j][1] *= corr[0];
