@@ -85,10 +85,6 @@ template <class Spec> struct ExtendPlan {
   static constexpr int kOutBytes = kRows * kOPitch * 4;
   static constexpr int kUnionBytes =
       maxInt(kQBytes, maxInt(kTileBytes, kOutBytes));
-  /* 16-byte units (8 coordinates) of one tensor's tile, and per thread. */
-  static constexpr int kUnitsPerRow = D / 8;
-  static constexpr int kUnits = BN * kUnitsPerRow;
-  static constexpr int kUnitsPerThread = (kUnits + NT - 1) / NT;
 
   static constexpr bool kKeyOk =
       !KInfo::kQjl && (KInfo::kQuant == TQ_QUANT_LLOYD_MAX ||
@@ -207,6 +203,126 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
     id -= tiles;
   }
 }
+
+/* The key/value tiles one extend CTA walks, in order: its sequence's
+ * prefix (raw codes from the paged cache, dequantized into fp16), then,
+ * causally, the chunk's up to the CTA's last token (the prep's fp16 rows by
+ * cp.async). issue(i) starts tile i's loads (a prefix tile's codes and
+ * scalars into registers, a chunk tile's copies in flight); stage(i)
+ * finishes them into the shared-memory buffer i % 2 (dst(nn, c, value):
+ * where 16-byte unit c of token nn of the key or value tile goes; the
+ * kernel's layout) and the per-token scalars into ks/kz/vs/vz[i % 2]. */
+template <class Spec, int NT, int BN> struct KvTileStream {
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  static constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads;
+  static constexpr int UPR = D / 8, kUnits = BN * UPR,
+                       UPT = (kUnits + NT - 1) / NT;
+
+  const tq_extend_args &a;
+  const int32_t *table;
+  int kvh, row0, P, upto, prefixTiles, numTiles, tid;
+  // In flight between issue() and stage().
+  uint32_t pk[UPT][2], pv[UPT][2];
+  float pks = 0.f, pkz = 0.f, pvs = 0.f, pvz = 0.f;
+
+  TQ_INLINE KvTileStream(const tq_extend_args &args, int b, int kvHead,
+                         int firstRow, int prefix, int chunkVisible)
+      : a(args), table(args.block_tables + int64_t(b) * args.block_table_stride),
+        kvh(kvHead), row0(firstRow), P(prefix), upto(chunkVisible),
+        prefixTiles((prefix + BN - 1) / BN),
+        numTiles(prefixTiles + (chunkVisible + BN - 1) / BN),
+        tid(threadIndex()) {}
+
+  TQ_INLINE bool isChunk(int i) const { return i >= prefixTiles; }
+  TQ_INLINE int start(int i) const {
+    return i < prefixTiles ? i * BN : (i - prefixTiles) * BN;
+  }
+  TQ_INLINE int count(int i) const {
+    return i < prefixTiles ? minInt(BN, P - i * BN)
+                           : minInt(BN, upto - (i - prefixTiles) * BN);
+  }
+  TQ_INLINE const uint8_t *cacheRegion(int tokn) const {
+    return a.cache +
+           int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
+           int64_t(kvh) * Spec::kHeadStride;
+  }
+
+  template <class Dst> TQ_INLINE void issue(int i, Dst dst) {
+    const int s0 = start(i), cnt = count(i);
+    if (i < prefixTiles) {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        pk[k][0] = pk[k][1] = pv[k][0] = pv[k][1] = 0u;
+        if (u < kUnits && nn < cnt) {
+          const uint8_t *region = cacheRegion(s0 + nn);
+          const int pos = (s0 + nn) % Spec::kBlockSize;
+          loadUnitCodes<KInfo>(region, pos, c, pk[k]);
+          loadUnitCodes<VInfo>(region, pos, c, pv[k]);
+        }
+      }
+      pks = pkz = pvs = pvz = 0.f;
+      if (tid < cnt) {
+        const uint8_t *region = cacheRegion(s0 + tid);
+        const int pos = (s0 + tid) % Spec::kBlockSize;
+        tokenScalars<KInfo>(region, pos, pks, pkz);
+        tokenScalars<VInfo>(region, pos, pvs, pvz);
+      }
+    } else {
+      const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
+      const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        if (u >= kUnits)
+          break;
+        uint16_t *dk = dst(nn, c, false), *dv = dst(nn, c, true);
+        if (nn < cnt) {
+          const int64_t at = (int64_t(row0 + s0 + nn) * H + kvh) * D + c * 8;
+          copyAsync16(dk, wk + at);
+          copyAsync16(dv, wv + at);
+        } else { // past the chunk's end: zeros (never NaN in the mma)
+          const u32x4 z = {0u, 0u, 0u, 0u};
+          *reinterpret_cast<u32x4 *>(dk) = z;
+          *reinterpret_cast<u32x4 *>(dv) = z;
+        }
+      }
+      copyAsyncCommit();
+      const bool in = tid < cnt;
+      const int64_t at = int64_t(row0 + s0 + tid) * H + kvh;
+      pks = in ? ChunkWs<Spec>::scales(a, false)[at] : 0.f;
+      pvs = in ? ChunkWs<Spec>::scales(a, true)[at] : 0.f;
+      pkz = pvz = 0.f;
+    }
+  }
+
+  template <class Dst>
+  TQ_INLINE void stage(int i, Dst dst, const float *levK, const float *levV,
+                       float (*ks)[BN], float (*kz)[BN], float (*vs)[BN],
+                       float (*vz)[BN]) {
+    if (i < prefixTiles) {
+      TQ_UNROLL
+      for (int k = 0; k < UPT; ++k) {
+        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+        if (u >= kUnits)
+          break;
+        float xk[8], xv[8];
+        unitValues<KInfo>(pk[k], levK, xk); // zero codes past the end are
+        unitValues<VInfo>(pv[k], levV, xv); // finite; their scalars are 0
+        storeHalves8(dst(nn, c, false), xk);
+        storeHalves8(dst(nn, c, true), xv);
+      }
+    } else {
+      copyAsyncWait<0>();
+    }
+    const int buf = i & 1;
+    if (tid < BN) {
+      ks[buf][tid] = pks, kz[buf][tid] = pkz;
+      vs[buf][tid] = pvs, vz[buf][tid] = pvz;
+    }
+  }
+};
 
 /* The CTA's query rows (kRows = 16·warps: row r = chunk token r / G, query
  * head r % G of KV head kvh), rotated like the keys, × scale·log2(e), each
@@ -588,102 +704,15 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
     o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
 
   // The tiles in order: the prefix's, then (causal) the chunk's up to the
-  // CTA's last token. Tile i lives in buffer i % 2.
-  constexpr int H = Spec::kNumKVHeads, UPT = Pl::kUnitsPerThread,
-                UPR = Pl::kUnitsPerRow;
-  const int prefixTiles = (P + BN - 1) / BN;
-  const int upto = haveChunk ? tok0 + ntok : 0; // chunk tokens visible
-  const int numTiles = prefixTiles + (upto + BN - 1) / BN;
-  const int32_t *table = a.block_tables + int64_t(b) * a.block_table_stride;
-  const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
-  const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
-  const float *wks = ChunkWs<Spec>::scales(a, false);
-  const float *wvs = ChunkWs<Spec>::scales(a, true);
-  auto tileStart = [&](int i) {
-    return i < prefixTiles ? i * BN : (i - prefixTiles) * BN;
-  };
-  auto tileCount = [&](int i) {
-    return i < prefixTiles ? minInt(BN, P - i * BN)
-                           : minInt(BN, upto - (i - prefixTiles) * BN);
-  };
-  auto cacheRegion = [&](int tokn) {
-    return a.cache + int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
-           int64_t(kvh) * Spec::kHeadStride;
-  };
-
-  // In flight between issue() and stage(): a prefix tile's raw codes and
-  // scalars (registers); a chunk tile's cp.async group and scalars.
-  uint32_t pk[UPT][2], pv[UPT][2];
-  float pks = 0.f, pkz = 0.f, pvs = 0.f, pvz = 0.f;
-  auto issue = [&](int i) {
-    const int s0 = tileStart(i), cnt = tileCount(i);
-    uint16_t *bufK = sTile + (i & 1) * Pl::kBufHalves, *bufV = bufK + BN * KP;
-    if (i < prefixTiles) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        pk[k][0] = pk[k][1] = pv[k][0] = pv[k][1] = 0u;
-        if (u < Pl::kUnits && nn < cnt) {
-          const uint8_t *region = cacheRegion(s0 + nn);
-          const int pos = (s0 + nn) % Spec::kBlockSize;
-          loadUnitCodes<KInfo>(region, pos, c, pk[k]);
-          loadUnitCodes<VInfo>(region, pos, c, pv[k]);
-        }
-      }
-      pks = pkz = pvs = pvz = 0.f;
-      if (tid < cnt) {
-        const uint8_t *region = cacheRegion(s0 + tid);
-        const int pos = (s0 + tid) % Spec::kBlockSize;
-        tokenScalars<KInfo>(region, pos, pks, pkz);
-        tokenScalars<VInfo>(region, pos, pvs, pvz);
-      }
-    } else {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= Pl::kUnits)
-          break;
-        uint16_t *dk = bufK + nn * KP + c * 8, *dv = bufV + nn * KP + c * 8;
-        if (nn < cnt) {
-          const int64_t at = (int64_t(row0 + s0 + nn) * H + kvh) * D + c * 8;
-          copyAsync16(dk, wk + at);
-          copyAsync16(dv, wv + at);
-        } else { // past the chunk's end: zeros (never NaN in the mma)
-          const u32x4 z = {0u, 0u, 0u, 0u};
-          *reinterpret_cast<u32x4 *>(dk) = z;
-          *reinterpret_cast<u32x4 *>(dv) = z;
-        }
-      }
-      copyAsyncCommit();
-      const bool in = tid < cnt;
-      const int64_t at = int64_t(row0 + s0 + tid) * H + kvh;
-      pks = in ? wks[at] : 0.f;
-      pvs = in ? wvs[at] : 0.f;
-      pkz = pvz = 0.f;
-    }
-  };
-  auto stage = [&](int i) {
-    const int buf = i & 1;
-    uint16_t *bufK = sTile + buf * Pl::kBufHalves, *bufV = bufK + BN * KP;
-    if (i < prefixTiles) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= Pl::kUnits)
-          break;
-        float xk[8], xv[8];
-        unitValues<KInfo>(pk[k], sLevK, xk); // zero codes past the end are
-        unitValues<VInfo>(pv[k], sLevV, xv); // finite; their scalars are 0
-        storeHalves8(bufK + nn * KP + c * 8, xk);
-        storeHalves8(bufV + nn * KP + c * 8, xv);
-      }
-    } else {
-      copyAsyncWait<0>();
-    }
-    if (tid < BN) {
-      sKs[buf][tid] = pks, sKz[buf][tid] = pkz;
-      sVs[buf][tid] = pvs, sVz[buf][tid] = pvz;
-    }
+  // CTA's last token.
+  KvTileStream<Spec, NT, BN> tiles(a, b, kvh, row0, P,
+                                   haveChunk ? tok0 + ntok : 0);
+  // Tile i lives in buffer i % 2: K rows, then V rows, row pitch KP.
+  auto unitAt = [&](int i) {
+    return [=](int nn, int c, bool value) {
+      return sTile + (i & 1) * Pl::kBufHalves + (value ? BN * KP : 0) +
+             nn * KP + c * 8;
+    };
   };
 
   // One tile of cnt tokens in buffer buf; chunk tiles mask tokens after
@@ -738,15 +767,19 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   };
 
   // --- The pipeline: tile i + 1 in flight while tile i is computed. ---
+  auto stage = [&](int i) {
+    tiles.stage(i, unitAt(i), sLevK, sLevV, sKs, sKz, sVs, sVz);
+  };
+  const int numTiles = tiles.numTiles;
   if (numTiles > 0) {
-    issue(0);
+    tiles.issue(0, unitAt(0));
     stage(0);
     barrier();
   }
   for (int i = 0; i < numTiles; ++i) {
     if (i + 1 < numTiles)
-      issue(i + 1);
-    attendTile(i & 1, tileCount(i), i >= prefixTiles, tileStart(i));
+      tiles.issue(i + 1, unitAt(i + 1));
+    attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
     if (i + 1 < numTiles)
       stage(i + 1);
     barrier();

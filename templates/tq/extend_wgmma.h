@@ -49,9 +49,6 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int kMainBytes = kQBytes + 2 * kBufBytes;
   static constexpr int kSmemBytes =
       (kMainBytes > kOutBytes ? kMainBytes : kOutBytes) + 1024;
-  static constexpr int kUnitsPerRow = D / 8; // 16-byte units of a row
-  static constexpr int kUnits = BN * kUnitsPerRow;
-  static constexpr int kUnitsPerThread = (kUnits + NT - 1) / NT;
 
   static_assert(NW % 4 == 0 && NW >= 4 && NW <= 16,
                 "extend (wgmma): whole warpgroups");
@@ -82,8 +79,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Pl::D, NT = Pl::NT, BN = Pl::BN, kRows = Pl::kRows;
   constexpr int kTok = Pl::kTokTile, NTL = BN / 8, VS = BN / 16, OT = D / 8;
-  constexpr int OP = Pl::kOPitch, H = Spec::kNumKVHeads;
-  constexpr int UPT = Pl::kUnitsPerThread, UPR = Pl::kUnitsPerRow;
+  constexpr int OP = Pl::kOPitch;
 
   int b = 0, tile = -1;
   findQueryTile<kTok>(a, b, tile);
@@ -140,103 +136,19 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   for (int j = 0; j < OT; ++j)
     o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
 
-  const int prefixTiles = (P + BN - 1) / BN;
-  const int upto = haveChunk ? tok0 + ntok : 0; // chunk tokens visible
-  const int numTiles = prefixTiles + (upto + BN - 1) / BN;
-  const int32_t *table = a.block_tables + int64_t(b) * a.block_table_stride;
-  const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
-  const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
-  const float *wks = ChunkWs<Spec>::scales(a, false);
-  const float *wvs = ChunkWs<Spec>::scales(a, true);
-  auto tileStart = [&](int i) {
-    return i < prefixTiles ? i * BN : (i - prefixTiles) * BN;
-  };
-  auto tileCount = [&](int i) {
-    return i < prefixTiles ? minInt(BN, P - i * BN)
-                           : minInt(BN, upto - (i - prefixTiles) * BN);
-  };
-  auto cacheRegion = [&](int tokn) {
-    return a.cache +
-           int64_t(table[tokn / Spec::kBlockSize]) * Spec::kBlockStride +
-           int64_t(kvh) * Spec::kHeadStride;
-  };
-
-  // In flight between issue() and stage(): a prefix tile's raw codes and
-  // scalars (registers); a chunk tile's cp.async group and scalars.
-  uint32_t pk[UPT][2], pv[UPT][2];
-  float pks = 0.f, pkz = 0.f, pvs = 0.f, pvz = 0.f;
-  auto issue = [&](int i) {
-    const int s0 = tileStart(i), cnt = tileCount(i);
-    uint8_t *bufK = sTiles + (i & 1) * Pl::kBufBytes,
-            *bufV = bufK + Pl::kTensorBytes;
-    if (i < prefixTiles) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        pk[k][0] = pk[k][1] = pv[k][0] = pv[k][1] = 0u;
-        if (u < Pl::kUnits && nn < cnt) {
-          const uint8_t *region = cacheRegion(s0 + nn);
-          const int pos = (s0 + nn) % Spec::kBlockSize;
-          loadUnitCodes<KInfo>(region, pos, c, pk[k]);
-          loadUnitCodes<VInfo>(region, pos, c, pv[k]);
-        }
-      }
-      pks = pkz = pvs = pvz = 0.f;
-      if (tid < cnt) {
-        const uint8_t *region = cacheRegion(s0 + tid);
-        const int pos = (s0 + tid) % Spec::kBlockSize;
-        tokenScalars<KInfo>(region, pos, pks, pkz);
-        tokenScalars<VInfo>(region, pos, pvs, pvz);
-      }
-    } else {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= Pl::kUnits)
-          break;
-        const uint32_t at = swizzledUnit(BN, nn, c);
-        if (nn < cnt) {
-          const int64_t from = (int64_t(row0 + s0 + nn) * H + kvh) * Pl::D + c * 8;
-          copyAsync16(bufK + at, wk + from);
-          copyAsync16(bufV + at, wv + from);
-        } else { // past the chunk's end: zeros (never NaN in the mma)
-          const u32x4 z = {0u, 0u, 0u, 0u};
-          *reinterpret_cast<u32x4 *>(bufK + at) = z;
-          *reinterpret_cast<u32x4 *>(bufV + at) = z;
-        }
-      }
-      copyAsyncCommit();
-      const bool in = tid < cnt;
-      const int64_t at = int64_t(row0 + s0 + tid) * H + kvh;
-      pks = in ? wks[at] : 0.f;
-      pvs = in ? wvs[at] : 0.f;
-      pkz = pvz = 0.f;
-    }
+  KvTileStream<Spec, NT, BN> tiles(a, b, kvh, row0, P,
+                                   haveChunk ? tok0 + ntok : 0);
+  // Tile i lives in buffer i % 2: the key tile, then the value tile, each
+  // 128-byte swizzled.
+  auto unitAt = [&](int i) {
+    return [=](int nn, int c, bool value) {
+      return reinterpret_cast<uint16_t *>(
+          sTiles + (i & 1) * Pl::kBufBytes + (value ? Pl::kTensorBytes : 0) +
+          swizzledUnit(BN, nn, c));
+    };
   };
   auto stage = [&](int i) {
-    const int buf = i & 1;
-    uint8_t *bufK = sTiles + buf * Pl::kBufBytes,
-            *bufV = bufK + Pl::kTensorBytes;
-    if (i < prefixTiles) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= Pl::kUnits)
-          break;
-        float xk[8], xv[8];
-        unitValues<KInfo>(pk[k], sLevK, xk); // zero codes past the end are
-        unitValues<VInfo>(pv[k], sLevV, xv); // finite; their scalars are 0
-        const uint32_t at = swizzledUnit(BN, nn, c);
-        storeHalves8(reinterpret_cast<uint16_t *>(bufK + at), xk);
-        storeHalves8(reinterpret_cast<uint16_t *>(bufV + at), xv);
-      }
-    } else {
-      copyAsyncWait<0>();
-    }
-    if (tid < BN) {
-      sKs[buf][tid] = pks, sKz[buf][tid] = pkz;
-      sVs[buf][tid] = pvs, sVz[buf][tid] = pvz;
-    }
+    tiles.stage(i, unitAt(i), sLevK, sLevV, sKs, sKz, sVs, sVz);
     fenceProxyAsyncShared(); // the tile is read by the tensor cores
   };
 
@@ -283,15 +195,16 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   };
 
   // --- The pipeline: tile i + 1 in flight while tile i is computed. ---
+  const int numTiles = tiles.numTiles;
   if (numTiles > 0) {
-    issue(0);
+    tiles.issue(0, unitAt(0));
     stage(0);
     barrier();
   }
   for (int i = 0; i < numTiles; ++i) {
     if (i + 1 < numTiles)
-      issue(i + 1);
-    attendTile(i & 1, tileCount(i), i >= prefixTiles, tileStart(i));
+      tiles.issue(i + 1, unitAt(i + 1));
+    attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
     if (i + 1 < numTiles)
       stage(i + 1);
     wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 free
