@@ -391,22 +391,22 @@ TQ_INLINE float2v loadPair(const float *p) {
  * the warp's 16: s[j][e] at row e / 2, column 8j + 2t + e % 2) into fp16-
  * ready probabilities × value scale, with the online softmax state (m, l,
  * zb per row) updated; corr[i] is the factor the row's output accumulators
- * must be multiplied by. Columns past cnt, padding rows (rTok < 0) and, on
- * chunk tiles (causal), chunk tokens after the row's own are masked; a
- * tile that needs none of that (most of them) skips the mask. KeyZero /
- * ValueZero: the stored tensors have zero points (else kz, vz are unread).
- * The per-token scalars are read in pairs (8-byte aligned arrays). */
-template <bool KeyZero, bool ValueZero, int NTL>
-TQ_INLINE void scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
-                             const float (&rq)[2], const int (&rTok)[2],
-                             const float *ks, const float *kz,
-                             const float *vsc, const float *vz, int cnt,
-                             bool causal, int chunkBase, int t, float (&m)[2],
-                             float (&l)[2], float (&zb)[2], float (&corr)[2]) {
-  const bool needMask =
-      cnt < NTL * 8 || rTok[0] < 0 || rTok[1] < 0 ||
-      (causal && chunkBase + NTL * 8 - 1 > minInt(rTok[0], rTok[1]));
-  float mx[2] = {negInf(), negInf()};
+ * must be multiplied by, and the result says whether any row of the warp
+ * has one other than 1 (else the caller skips the multiply: exact, and
+ * once the running max settles most tiles need none). Columns past cnt,
+ * padding rows (rTok < 0) and, on chunk tiles (causal), chunk tokens after
+ * the row's own are masked; the decision is the warp's (a vote), so a tile
+ * that needs none of that (most of them) runs a branch-free body. The row
+ * factor rf (a power of two) is applied once, in the exponent's fma:
+ * rf·(s·k + z·qs) is bit for bit the (s·rf)·k + z·(qs·rf) of scaling
+ * first. KeyZero / ValueZero: the stored tensors have zero points (else kz,
+ * vz are unread). The per-token scalars are read in pairs (8-byte aligned
+ * arrays). */
+template <bool KeyZero, bool ValueZero, bool Mask, int NTL>
+TQ_INLINE void tileScores(float (&s)[NTL][4], const float (&qs)[2],
+                          const int (&rTok)[2], const float *ks,
+                          const float *kz, int cnt, bool causal,
+                          int chunkBase, int t, float (&mx)[2]) {
   TQ_UNROLL
   for (int j = 0; j < NTL; ++j) {
     const int c0 = j * 8 + 2 * t;
@@ -417,10 +417,10 @@ TQ_INLINE void scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
     TQ_UNROLL
     for (int e = 0; e < 4; ++e) {
       const int i = e >> 1;
-      float v = (s[j][e] * rf[i]) * (e & 1 ? k2.y : k2.x);
+      float v = s[j][e] * (e & 1 ? k2.y : k2.x);
       if constexpr (KeyZero)
-        v = fmaf(e & 1 ? z2.y : z2.x, rq[i], v);
-      if (needMask) {
+        v = fmaf(e & 1 ? z2.y : z2.x, qs[i], v);
+      if constexpr (Mask) {
         const int col = c0 + (e & 1);
         const bool dead = col >= cnt || rTok[i] < 0 ||
                           (causal && chunkBase + col > rTok[i]);
@@ -430,16 +430,35 @@ TQ_INLINE void scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
       mx[i] = fmaxf(mx[i], v);
     }
   }
+}
+
+template <bool KeyZero, bool ValueZero, int NTL>
+TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
+                             const float (&qs)[2], const int (&rTok)[2],
+                             const float *ks, const float *kz,
+                             const float *vsc, const float *vz, int cnt,
+                             bool causal, int chunkBase, int t, float (&m)[2],
+                             float (&l)[2], float (&zb)[2], float (&corr)[2]) {
+  const bool needMask = anyLane(
+      cnt < NTL * 8 || rTok[0] < 0 || rTok[1] < 0 ||
+      (causal && chunkBase + NTL * 8 - 1 > minInt(rTok[0], rTok[1])));
+  float mx[2] = {negInf(), negInf()};
+  if (needMask)
+    tileScores<KeyZero, ValueZero, true>(s, qs, rTok, ks, kz, cnt, causal,
+                                         chunkBase, t, mx);
+  else
+    tileScores<KeyZero, ValueZero, false>(s, qs, rTok, ks, kz, cnt, causal,
+                                          chunkBase, t, mx);
   float mSub[2];
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) {
     mx[i] = fmaxf(mx[i], shflXor(mx[i], 1));
     mx[i] = fmaxf(mx[i], shflXor(mx[i], 2));
-    const float mNew = fmaxf(m[i], mx[i]);
+    const float mNew = fmaxf(m[i], mx[i] * rf[i]);
     // Nothing seen yet (mNew = -inf): keep everything at zero; exp2 of a
     // masked -inf score minus a finite max is 0.
     corr[i] = isNegInf(mNew) ? 1.f : decode_detail::mergeWeight(m[i], mNew);
-    mSub[i] = isNegInf(mNew) ? 0.f : mNew;
+    mSub[i] = isNegInf(mNew) ? 0.f : -mNew;
     m[i] = mNew;
     l[i] *= corr[i];
     zb[i] *= corr[i];
@@ -454,13 +473,14 @@ TQ_INLINE void scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
     TQ_UNROLL
     for (int e = 0; e < 4; ++e) {
       const int i = e >> 1;
-      const float p = exp2Fast(s[j][e] - mSub[i]);
+      const float p = exp2Fast(fmaf(s[j][e], rf[i], mSub[i]));
       l[i] += p;
       if constexpr (ValueZero)
         zb[i] = fmaf(p, e & 1 ? z2.y : z2.x, zb[i]);
       s[j][e] = p * (e & 1 ? s2.y : s2.x);
     }
   }
+  return anyLane(corr[0] != 1.f || corr[1] != 1.f);
 }
 
 /* scoresToProbs (above) as the mma.sync kernel takes it: every tile

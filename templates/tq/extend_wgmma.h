@@ -120,13 +120,13 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
                         });
   fenceProxyAsyncShared();
   barrier();
-  float rf[2], rq[2];
+  float rf[2], qs[2];
   int rTok[2];
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) {
     const int r = warp * 16 + g + 8 * i;
     rf[i] = sRowF[r];
-    rq[i] = sRowQs[r] * rf[i];
+    qs[i] = sRowQs[r];
     rTok[i] = r / Pl::G < ntok ? tok0 + r / Pl::G : -1; // -1: padding row
   }
 
@@ -152,35 +152,43 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     fenceProxyAsyncShared(); // the tile is read by the tensor cores
   };
 
-  // S = Q·Kᵀ, the softmax, and O += P·V issued (not waited for).
-  const uint32_t qAddr = sharedAddress(sQ) + uint32_t(wg * 64 * 128);
+  // S = Q·Kᵀ, the softmax, and O += P·V issued (not waited for). The
+  // operand descriptors are built once: a descriptor's address field is
+  // the byte address / 16, so a step through a tile adds its offset / 16.
+  const uint64_t qDesc =
+      wgmmaDesc(sharedAddress(sQ) + uint32_t(wg * 64 * 128), 16, 1024);
+  const uint64_t kDesc0 = wgmmaDesc(sharedAddress(sTiles), 16, 1024);
+  const uint64_t vDesc0 =
+      wgmmaDesc(sharedAddress(sTiles) + Pl::kTensorBytes, BN * 128, 1024);
   float s[NTL][4];
   TQ_UNROLL
   for (int j = 0; j < NTL; ++j)
     s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
   auto attendTile = [&](int buf, int cnt, bool causal, int chunkBase) {
-    const uint32_t kAddr = sharedAddress(sTiles + buf * Pl::kBufBytes);
-    const uint32_t vAddr = kAddr + Pl::kTensorBytes;
+    const uint64_t kDesc = wgmmaDescAdvance(kDesc0, buf * Pl::kBufBytes);
+    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaFence();
     TQ_UNROLL
     for (int kk = 0; kk < D / 16; ++kk) {
       const uint32_t inBlock = uint32_t((kk & 3) * 32);
       wgmmaSS<BN>(s,
-                  wgmmaDesc(qAddr + (kk >> 2) * kRows * 128 + inBlock, 16, 1024),
-                  wgmmaDesc(kAddr + (kk >> 2) * BN * 128 + inBlock, 16, 1024),
+                  wgmmaDescAdvance(qDesc, (kk >> 2) * kRows * 128 + inBlock),
+                  wgmmaDescAdvance(kDesc, (kk >> 2) * BN * 128 + inBlock),
                   kk > 0);
     }
     wgmmaCommit();
     wgmmaWait<0>();
     wgmmaPin(s);
     float corr[2];
-    scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
-        s, rf, rq, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf], cnt, causal,
+    const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
+        s, rf, qs, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf], cnt, causal,
         chunkBase, t, m, l, zb, corr);
-    TQ_UNROLL
-    for (int j = 0; j < OT; ++j) {
-      o[j][0] *= corr[0], o[j][1] *= corr[0];
-      o[j][2] *= corr[1], o[j][3] *= corr[1];
+    if (rescale) {
+      TQ_UNROLL
+      for (int j = 0; j < OT; ++j) {
+        o[j][0] *= corr[0], o[j][1] *= corr[0];
+        o[j][2] *= corr[1], o[j][3] *= corr[1];
+      }
     }
     uint32_t pa[VS][4];
     TQ_UNROLL
@@ -189,8 +197,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     wgmmaFence();
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
-      wgmmaRS<D>(o, pa[kv], wgmmaDesc(vAddr + kv * 16 * 128, BN * 128, 1024),
-                 true);
+      wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
     wgmmaCommit();
   };
 

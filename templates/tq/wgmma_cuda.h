@@ -44,6 +44,14 @@ TQ_INLINE uint64_t wgmmaDesc(uint32_t smemAddr, uint32_t lboBytes,
          uint64_t((sboBytes & 0x3ffffu) >> 4) << 32 | uint64_t(1) << 62;
 }
 
+/* The descriptor of the operand `bytes` further on: the address field is
+ * the byte address / 16 in the low 14 bits, and shared memory (under 256
+ * KiB) never carries out of them. Saves rebuilding a descriptor per
+ * instruction. */
+TQ_INLINE uint64_t wgmmaDescAdvance(uint64_t desc, uint32_t bytes) {
+  return desc + (bytes >> 4);
+}
+
 /* Before the first wgmma that reads registers written since (accumulators,
  * A fragments); commit closes the warpgroup's batch of issued wgmmas;
  * wait<N> returns when at most N batches are in flight. */
