@@ -300,12 +300,16 @@ struct PlanLaunchPass : public tq::impl::TQPlanLaunchBase<PlanLaunchPass> {
   /// KiB of shared memory at head_dim 128, and the kernel fits 168
   /// registers (3 CTAs per SM) without spills at head_dim 64 and 128
   /// (64-token tiles spill at 64). The sm_90a warpgroup-mma kernel (whole
-  /// warpgroups) takes 64: its dynamic shared memory holds two 64-token
-  /// tiles and 128 query rows (97 KiB at head_dim 128).
+  /// warpgroups) takes 128 with two warpgroups (one CTA per SM: two
+  /// 128-token tiles and 128 query rows, 161 KiB at head_dim 128; per-tile
+  /// costs halve, bench/results/2026-12-03-session18-h200 run2: 4K causal
+  /// 692 -> 599 us) and 64 with one (two CTAs per SM need its registers).
   int64_t extendTile(int64_t warps) {
     if (extendBlockN)
       return extendBlockN;
-    return wgmmaTarget && warps % 4 == 0 ? 64 : 32;
+    if (wgmmaTarget && warps % 4 == 0)
+      return warps >= 8 ? 128 : 64;
+    return 32;
   }
 
   /// Warps of an extend CTA: extend-warps (0: 4; on sm_90a 8 = two

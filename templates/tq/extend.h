@@ -211,13 +211,21 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
  * scalars into registers, a chunk tile's copies in flight); stage(i)
  * finishes them into the shared-memory buffer i % 2 (dst(nn, c, value):
  * where 16-byte unit c of token nn of the key or value tile goes; the
- * kernel's layout) and the per-token scalars into ks/kz/vs/vz[i % 2]. */
-template <class Spec, int NT, int BN> struct KvTileStream {
+ * kernel's layout) and the per-token scalars into ks/kz/vs/vz[i % 2].
+ * Thread tid's units are c = tid % UPR of tokens tid / UPR + k·kStep.
+ * RowPitch > 0: the layout places token nn + kStep·k at dst(nn, c, v) +
+ * kStep·k·RowPitch (fp16 elements), and the chunk copies take each unit's
+ * addresses from one per-tile base by compile-time offsets (the wgmma
+ * kernel: ~170 -> fewer issue instructions per tile and warp); 0: each
+ * unit's addresses are computed afresh (the mma.sync kernel, whose
+ * 168-register cap spills on the extra live pointers). */
+template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
   static constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads;
   static constexpr int UPR = D / 8, kUnits = BN * UPR,
-                       UPT = (kUnits + NT - 1) / NT;
+                       UPT = (kUnits + NT - 1) / NT, kStep = NT / UPR;
+  static_assert(NT % UPR == 0, "whole token rows per pass of the CTA");
 
   const tq_extend_args &a;
   const int32_t *table;
@@ -248,6 +256,20 @@ template <class Spec, int NT, int BN> struct KvTileStream {
            int64_t(kvh) * Spec::kHeadStride;
   }
 
+  /* One 16-byte unit of a chunk tile's key and value rows: copied, or
+   * past the chunk's end zeros (never NaN in the mma). */
+  static TQ_INLINE void chunkUnit(bool in, uint16_t *dk, uint16_t *dv,
+                                  const uint16_t *sk, const uint16_t *sv) {
+    if (in) {
+      copyAsync16(dk, sk);
+      copyAsync16(dv, sv);
+    } else {
+      const u32x4 z = {0u, 0u, 0u, 0u};
+      *reinterpret_cast<u32x4 *>(dk) = z;
+      *reinterpret_cast<u32x4 *>(dv) = z;
+    }
+  }
+
   template <class Dst> TQ_INLINE void issue(int i, Dst dst) {
     const int s0 = start(i), cnt = count(i);
     if (i < prefixTiles) {
@@ -270,29 +292,41 @@ template <class Spec, int NT, int BN> struct KvTileStream {
         tokenScalars<VInfo>(region, pos, pvs, pvz);
       }
     } else {
-      const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
-      const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= kUnits)
-          break;
-        uint16_t *dk = dst(nn, c, false), *dv = dst(nn, c, true);
-        if (nn < cnt) {
+      if constexpr (RowPitch > 0) {
+        // One base per tile, compile-time steps per unit.
+        const int nn0 = tid / UPR, c = tid % UPR;
+        const int64_t at = (int64_t(row0 + s0 + nn0) * H + kvh) * D + c * 8;
+        const uint16_t *wk = ChunkWs<Spec>::rows(a, false) + at;
+        const uint16_t *wv = ChunkWs<Spec>::rows(a, true) + at;
+        uint16_t *const dk0 = dst(nn0, c, false), *const dv0 = dst(nn0, c, true);
+        TQ_UNROLL
+        for (int k = 0; k < UPT; ++k) {
+          const int nn = nn0 + k * kStep;
+          if (nn >= BN)
+            break;
+          chunkUnit(nn < cnt, dk0 + k * kStep * RowPitch,
+                    dv0 + k * kStep * RowPitch, wk + k * kStep * H * D,
+                    wv + k * kStep * H * D);
+        }
+      } else {
+        // Each unit's addresses from scratch (fewer live registers).
+        const uint16_t *wk = ChunkWs<Spec>::rows(a, false);
+        const uint16_t *wv = ChunkWs<Spec>::rows(a, true);
+        TQ_UNROLL
+        for (int k = 0; k < UPT; ++k) {
+          const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+          if (u >= kUnits)
+            break;
           const int64_t at = (int64_t(row0 + s0 + nn) * H + kvh) * D + c * 8;
-          copyAsync16(dk, wk + at);
-          copyAsync16(dv, wv + at);
-        } else { // past the chunk's end: zeros (never NaN in the mma)
-          const u32x4 z = {0u, 0u, 0u, 0u};
-          *reinterpret_cast<u32x4 *>(dk) = z;
-          *reinterpret_cast<u32x4 *>(dv) = z;
+          chunkUnit(nn < cnt, dst(nn, c, false), dst(nn, c, true), wk + at,
+                    wv + at);
         }
       }
       copyAsyncCommit();
       const bool in = tid < cnt;
-      const int64_t at = int64_t(row0 + s0 + tid) * H + kvh;
-      pks = in ? ChunkWs<Spec>::scales(a, false)[at] : 0.f;
-      pvs = in ? ChunkWs<Spec>::scales(a, true)[at] : 0.f;
+      const int64_t sat = int64_t(row0 + s0 + tid) * H + kvh;
+      pks = in ? ChunkWs<Spec>::scales(a, false)[sat] : 0.f;
+      pvs = in ? ChunkWs<Spec>::scales(a, true)[sat] : 0.f;
       pkz = pvz = 0.f;
     }
   }
@@ -331,7 +365,7 @@ template <class Spec, int NT, int BN> struct KvTileStream {
  * pair) to put(r, col, bits); rowF[r] = the row's factor back, rowQs[r] =
  * Σ of the row's fp16 values (for key zero points). Padding rows (past the
  * tile's tokens) are zero. */
-template <class Spec, class T, class Put>
+template <class Spec, class T, int kBatch, class Put>
 TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
                             int tok0, int ntok, float *rowF, float *rowQs,
                             Put put) {
@@ -341,39 +375,52 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
   const int warp = warpIndex(), lane = laneIndex();
   const float qscale = a.scale * kLog2e;
   const T *query = static_cast<const T *>(a.query);
-  for (int r = warp * 16; r < warp * 16 + 16; ++r) {
-    const int tk = r / G, qh = kvh * G + r % G;
-    float x[E];
-    if (tk < ntok) {
-      loadRow<T, E>(query + int64_t(row0 + tok0 + tk) * a.query_stride_token +
-                        int64_t(qh) * a.query_stride_head + lane * E,
-                    x);
+  // Rows in batches of kBatch: a batch's loads are all in flight before
+  // the first is used (one row at a time, each row pays a full global-load
+  // latency: ~6 % of the wgmma kernel's stall samples, session 18 run2;
+  // the mma.sync kernel keeps 1 for its register cap).
+  static_assert(16 % kBatch == 0, "whole batches of a warp's 16 rows");
+  for (int r0 = warp * 16; r0 < warp * 16 + 16; r0 += kBatch) {
+    float x[kBatch][E];
+    TQ_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int r = r0 + b, tk = r / G, qh = kvh * G + r % G;
+      if (tk < ntok) {
+        loadRow<T, E>(query + int64_t(row0 + tok0 + tk) * a.query_stride_token +
+                          int64_t(qh) * a.query_stride_head + lane * E,
+                      x[b]);
+      } else {
+        TQ_UNROLL
+        for (int i = 0; i < E; ++i)
+          x[b][i] = 0.f;
+      }
+    }
+    TQ_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int r = r0 + b;
       if constexpr (KInfo::kRotated)
-        warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
-    } else {
+        if (r / G < ntok)
+          warpRotate<D, KInfo::kRounds>(x[b], Spec::keySigns());
+      float mx = 0.f;
       TQ_UNROLL
-      for (int i = 0; i < E; ++i)
-        x[i] = 0.f;
-    }
-    float mx = 0.f;
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i) {
-      x[i] *= qscale;
-      mx = fmaxf(mx, fabsf(x[i]));
-    }
-    const float f = pow2Above(warpMax(mx)), inv = 2.f / f; // into (-2, 2)
-    float qs = 0.f;
-    TQ_UNROLL
-    for (int i = 0; i < E; i += 2) {
-      const uint32_t h2 = packHalf2(x[i] * inv, x[i + 1] * inv);
-      put(r, lane * E + i, h2);
-      qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
-    }
-    if constexpr (KInfo::kHasZero)
-      qs = warpSum(qs);
-    if (lane == 0) {
-      rowF[r] = f * 0.5f;
-      rowQs[r] = qs;
+      for (int i = 0; i < E; ++i) {
+        x[b][i] *= qscale;
+        mx = fmaxf(mx, fabsf(x[b][i]));
+      }
+      const float f = pow2Above(warpMax(mx)), inv = 2.f / f; // into (-2, 2)
+      float qs = 0.f;
+      TQ_UNROLL
+      for (int i = 0; i < E; i += 2) {
+        const uint32_t h2 = packHalf2(x[b][i] * inv, x[b][i + 1] * inv);
+        put(r, lane * E + i, h2);
+        qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
+      }
+      if constexpr (KInfo::kHasZero)
+        qs = warpSum(qs);
+      if (lane == 0) {
+        rowF[r] = f * 0.5f;
+        rowQs[r] = qs;
+      }
     }
   }
 }
@@ -691,7 +738,7 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   }
 
   // --- Queries: rotated, × scale·log2(e), per-row power-of-two into fp16.
-  stageQueries<Spec, T>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+  stageQueries<Spec, T, 1>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
                         [&](int r, int col, uint32_t h2) {
                           *reinterpret_cast<uint32_t *>(sQ + r * KP + col) = h2;
                         });
@@ -725,7 +772,7 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
 
   // The tiles in order: the prefix's, then (causal) the chunk's up to the
   // CTA's last token.
-  KvTileStream<Spec, NT, BN> tiles(a, b, kvh, row0, P,
+  KvTileStream<Spec, NT, BN, 0> tiles(a, b, kvh, row0, P,
                                    haveChunk ? tok0 + ntok : 0);
   // Tile i lives in buffer i % 2: K rows, then V rows, row pitch KP.
   auto unitAt = [&](int i) {

@@ -112,7 +112,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
       decode_detail::fillLevels<VInfo>(sLevV, Spec::valueLevels());
   }
-  stageQueries<Spec, T>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+  stageQueries<Spec, T, 8>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
                         [&](int r, int col, uint32_t h2) {
                           *reinterpret_cast<uint32_t *>(
                               sQ + swizzledUnit(kRows, r, col >> 3) +
@@ -136,7 +136,11 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   for (int j = 0; j < OT; ++j)
     o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
 
-  KvTileStream<Spec, NT, BN> tiles(a, b, kvh, row0, P,
+  // Swizzled rows are 128 bytes apart (64 fp16) wherever a thread's units
+  // are whole swizzle periods (8 rows) apart, which whole warpgroups give.
+  static_assert(KvTileStream<Spec, NT, BN, 64>::kStep % 8 == 0,
+                "a thread's units 8k token rows apart");
+  KvTileStream<Spec, NT, BN, 64> tiles(a, b, kvh, row0, P,
                                    haveChunk ? tok0 + ntok : 0);
   // Tile i lives in buffer i % 2: the key tile, then the value tile, each
   // 128-byte swizzled.

@@ -183,6 +183,14 @@ std::vector<Case> allCases() {
         cases.push_back({p, false, d, arch});
       cases.push_back({"k3v4", true, d, arch}); // TurboQuant_prod keys
     }
+  // sm_90a: the warpgroup-mma extend (extend_wgmma.h, 128-token tiles at
+  // up to 255 registers) at both of its head_dims; the rest of the bundle
+  // is sm_90's code.
+  for (int d : {64, 128}) {
+    for (const char *p : presets)
+      cases.push_back({p, false, d, "sm_90a"});
+    cases.push_back({"k3v4", true, d, "sm_90a"});
+  }
   // The vLLM layout (2-byte-aligned slots, norm corrected at read) on the
   // oldest NVIDIA arch and Hopper at every head_dim, the newest and one AMD
   // arch at head_dim 128.

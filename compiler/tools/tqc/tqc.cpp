@@ -124,7 +124,8 @@ cl::opt<int> planStages(
 cl::opt<int> planExtendBlockN(
     "extend-block-n", cl::init(0),
     cl::desc("tokens per key/value tile of the extend kernel (16..128, a "
-             "multiple of 16; default 32, on sm_90a 64)"),
+             "multiple of 16; default 32, on sm_90a 128 with 8 warps, 64 with "
+             "4)"),
     cl::cat(tqcCategory));
 cl::opt<int> planExtendWarps(
     "extend-warps", cl::init(0),

@@ -28,7 +28,7 @@ struct CompileRequest {
   int64_t smCount = 0; ///< 0: the arch's usual count
   int64_t warps = 4;
   int64_t stages = 2; ///< decode steps in flight per warp (3+: the ring)
-  int64_t extendBlockN = 0; ///< extend's key/value tile (0: 32, sm_90a 64)
+  int64_t extendBlockN = 0; ///< extend's key/value tile (0: 32, sm_90a 128/64)
   int64_t extendWarps = 0;   ///< its warps, 16 query rows each (0: 4, sm_90a 8)
 };
 

@@ -176,7 +176,8 @@ def TQPlanLaunch : Pass<"tq-plan-launch", "::mlir::ModuleOp"> {
     Option<"extendBlockN", "extend-block-n", "int64_t", /*default=*/"0",
            "tokens per key/value tile of the extend kernel (16..128, a "
            "multiple of 16; 0: 32, two tiles of which fit 48 KiB of shared "
-           "memory at head_dim 128; 64 on sm_90a)">,
+           "memory at head_dim 128; on sm_90a 128 for two warpgroups, 64 for "
+           "one)">,
     Option<"extendWarps", "extend-warps", "int64_t", /*default=*/"0",
            "warps (16 query rows each) per extend CTA (1..8; 0: 4, on "
            "sm_90a 8)">,
