@@ -100,6 +100,9 @@ for stage in $stages; do
   case $stage in
   tier)
     JOBS=${JOBS:-16} tests/gpu/make-bundles.sh "$tqc" "$work/bundles" "${TIER_ARCH:-sm_90}" >"$res/bundles.txt" 2>&1
+    # This stage's bundles, not the ones the runtime was first configured
+    # with (a warm machine's build-gpu may name an earlier OUT_DIR's).
+    export TQC_GPU_BUNDLES="$work/bundles"
     ./build-gpu/tests/gpu/tqc-gpu-test >"$res/gpu-test.txt" 2>&1
     say "tqc-gpu-test: exit $?, $(tail -1 "$res/gpu-test.txt")"
     (cd build-gpu && ctest -L gpu -E gpu_kernels) >"$res/ctest-gpu.txt" 2>&1
