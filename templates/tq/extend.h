@@ -159,6 +159,81 @@ TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
       x[i] = e4m3BitsToFloat(code);
   }
 }
+
+/* A tensor's dequantization table in shared memory (32-bit words):
+ * Lloyd-Max codes of up to 3 bits take the pair table, entry c0 | c1 << b
+ * = half2(level c0, level c1), so a unit's 8 values are 4 lookups and no
+ * conversions; other Lloyd-Max codes the float levels; the rest none. */
+template <class Info> struct UnitLut {
+  static constexpr bool kPairs =
+      Info::kQuant == TQ_QUANT_LLOYD_MAX && Info::kCodeBits <= 3;
+  static constexpr int kWords =
+      kPairs ? 1 << (2 * Info::kCodeBits) : Info::kLevels;
+};
+
+/* Fills the table from the Spec's levels: threads 0..nthreads-1 take the
+ * entries in turn (the kernels call it from warp 0). */
+template <class Info, class L>
+TQ_INLINE void fillUnitLut(uint32_t *lut, const L *levels, int nthreads) {
+  if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
+    constexpr int B = Info::kCodeBits, M = (1 << B) - 1;
+    for (int f = threadIndex(); f < UnitLut<Info>::kWords; f += nthreads) {
+      if constexpr (UnitLut<Info>::kPairs)
+        lut[f] = packHalf2(float(levels[f & M]), float(levels[f >> B]));
+      else
+        lut[f] = floatToBits(float(levels[f]));
+    }
+  }
+}
+
+/* A unit's 8 values as fp16 pairs (coordinate 2i in the low half of word
+ * i): the Lloyd-Max level, uniform integer code or e4m3 value (the per-
+ * token scale and zero are applied per column). Every path gives the bits
+ * packHalf2 gives for the float value; 4-bit uniform codes by fp16 bit
+ * tricks (13 instructions, not 28). The wgmma kernel's; the mma.sync
+ * kernel keeps unitValues and float levels (this form's different register
+ * schedule spills it at its 168-register cap). */
+template <class Info>
+TQ_INLINE u32x4 unitHalves(const uint32_t (&w)[2], const uint32_t *lut) {
+  constexpr int B = Info::kCodeBits;
+  uint32_t h[4];
+  if constexpr (UnitLut<Info>::kPairs) {
+    TQ_UNROLL
+    for (int i = 0; i < 4; ++i)
+      h[i] = lut[(w[0] >> (2 * B * i)) & ((1u << (2 * B)) - 1u)];
+  } else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM && B == 4) {
+    // Nibbles c0..c7 of w[0]: bytes (c0, c2, c4, c6) and (c1, c3, c5, c7),
+    // interleaved to (c0..c3), (c4..c7), each byte under 0x64 is the fp16
+    // 1024 + c, less 1024 exactly c.
+    constexpr uint32_t kMagic = 0x64006400u;
+    const uint32_t e = w[0] & 0x0f0f0f0fu, o = (w[0] >> 4) & 0x0f0f0f0fu;
+    const uint32_t lo = bytePerm(e, o, 0x5140u), hi = bytePerm(e, o, 0x7362u);
+    h[0] = hsub2(bytePerm(lo, kMagic, 0x4140u), kMagic);
+    h[1] = hsub2(bytePerm(lo, kMagic, 0x4342u), kMagic);
+    h[2] = hsub2(bytePerm(hi, kMagic, 0x4140u), kMagic);
+    h[3] = hsub2(bytePerm(hi, kMagic, 0x4342u), kMagic);
+  } else {
+    Chunk ch;
+    ch.w[0] = w[0], ch.w[1] = w[1], ch.w[2] = 0u, ch.w[3] = 0u;
+    float x[8];
+    TQ_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t code = codeOf<B>(ch, i);
+      if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
+        x[i] = bitsToFloat(lut[code]);
+      else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM)
+        x[i] = float(code);
+      else
+        x[i] = e4m3BitsToFloat(code);
+    }
+    TQ_UNROLL
+    for (int i = 0; i < 4; ++i)
+      h[i] = packHalf2(x[2 * i], x[2 * i + 1]);
+  }
+  u32x4 v;
+  v.x = h[0], v.y = h[1], v.z = h[2], v.w = h[3];
+  return v;
+}
 template <class Info>
 TQ_INLINE void tokenScalars(const uint8_t *region, int pos, float &s,
                             float &z) {
@@ -331,8 +406,8 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
     }
   }
 
-  template <class Dst>
-  TQ_INLINE void stage(int i, Dst dst, const float *levK, const float *levV,
+  template <class Dst, class Lut>
+  TQ_INLINE void stage(int i, Dst dst, const Lut *lutK, const Lut *lutV,
                        float (*ks)[BN], float (*kz)[BN], float (*vs)[BN],
                        float (*vz)[BN]) {
     if (i < prefixTiles) {
@@ -341,11 +416,19 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
         const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
         if (u >= kUnits)
           break;
-        float xk[8], xv[8];
-        unitValues<KInfo>(pk[k], levK, xk); // zero codes past the end are
-        unitValues<VInfo>(pv[k], levV, xv); // finite; their scalars are 0
-        storeHalves8(dst(nn, c, false), xk);
-        storeHalves8(dst(nn, c, true), xv);
+        // Zero codes past the end are finite; their scalars are 0.
+        if constexpr (RowPitch > 0) { // tables of UnitLut (wgmma kernel)
+          *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
+              unitHalves<KInfo>(pk[k], lutK);
+          *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
+              unitHalves<VInfo>(pv[k], lutV);
+        } else { // float levels (mma.sync kernel)
+          float xk[8], xv[8];
+          unitValues<KInfo>(pk[k], lutK, xk);
+          unitValues<VInfo>(pv[k], lutV, xv);
+          storeHalves8(dst(nn, c, false), xk);
+          storeHalves8(dst(nn, c, true), xv);
+        }
       }
     } else {
       copyAsyncWait<0>();

@@ -101,16 +101,17 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   float *const sO = reinterpret_cast<float *>(smem); // after the last tile
   TQ_SHARED TQ_ALIGN(16) float sKs[2][BN], sKz[2][BN], sVs[2][BN], sVz[2][BN];
   TQ_SHARED float sRowF[kRows], sRowQs[kRows];
-  TQ_SHARED float sLevK[KInfo::kLevels], sLevV[VInfo::kLevels];
+  TQ_SHARED uint32_t sLutK[UnitLut<KInfo>::kWords],
+      sLutV[UnitLut<VInfo>::kWords];
 
   const int warp = warpIndex(), lane = laneIndex(), tid = threadIndex();
   const int g = lane >> 2, t = lane & 3, wg = warp >> 2;
 
   if (warp == 0) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
-      decode_detail::fillLevels<KInfo>(sLevK, Spec::keyLevels());
+      fillUnitLut<KInfo>(sLutK, Spec::keyLevels(), kWarpSize);
     if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
-      decode_detail::fillLevels<VInfo>(sLevV, Spec::valueLevels());
+      fillUnitLut<VInfo>(sLutV, Spec::valueLevels(), kWarpSize);
   }
   stageQueries<Spec, T, 8>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
                         [&](int r, int col, uint32_t h2) {
@@ -152,7 +153,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     };
   };
   auto stage = [&](int i) {
-    tiles.stage(i, unitAt(i), sLevK, sLevV, sKs, sKz, sVs, sVz);
+    tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
     fenceProxyAsyncShared(); // the tile is read by the tensor cores
   };
 

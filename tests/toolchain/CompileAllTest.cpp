@@ -148,7 +148,12 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
     }
     EXPECT_GT(r.registers, 0) << k.symbol;
     EXPECT_LE(r.registers, 255) << k.symbol;
-    if (k.kind == "store" || k.kind == "decode") {
+    // The extend: the sm_90a warpgroup-mma kernel runs at up to 255
+    // registers with nothing to spare, so its spills are checked too (the
+    // mma.sync kernel at its 168-register cap spills a few bytes in some
+    // recipes, e.g. k2v2 on sm_90: 28 B, which it has always done).
+    const bool wgmmaExtend = k.kind == "extend" && c.arch == "sm_90a";
+    if (k.kind == "store" || k.kind == "decode" || wgmmaExtend) {
       EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0)
           << k.symbol << " spills\n" << build.linkLog;
       EXPECT_EQ(r.stackBytes, 0) << k.symbol << " uses a stack frame";
