@@ -20,8 +20,45 @@ struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBl
 #define EXTEND_SPEC EmuExtendSpec
 #endif
 using Spec = EXTEND_SPEC;
+/* The sm_90a kernel's dequantization (tq::unitHalves over fillUnitLut's
+ * table), which this emulator cannot run as a kernel (wgmma): bit for bit
+ * the fp16 pairs of the float path (unitValues over the float levels) the
+ * mma.sync kernel takes, for random code words. */
+template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
+  using Info = tq::TensorInfo<Spec, IsKey>;
+  uint32_t lut[tq::extend_detail::UnitLut<Info>::kWords > 0 ? tq::extend_detail::UnitLut<Info>::kWords : 1] = {};
+  float levels[Info::kLevels] = {};
+  emu::runCta(0, 0, 0, 32, [&] {
+    if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
+      const auto *src = IsKey ? Spec::keyLevels() : Spec::valueLevels();
+      tq::extend_detail::fillUnitLut<Info>(lut, src, 32);
+      tq::decode_detail::fillLevels<Info>(levels, src);
+    }
+  });
+  int bad = 0;
+  for (int n = 0; n < 4096; ++n) {
+    const uint64_t r = rng();
+    const uint32_t w[2] = {uint32_t(r), uint32_t(r >> 32)};
+    float x[8];
+    tq::extend_detail::unitValues<Info>(w, levels, x);
+    const tq::u32x4 h = tq::extend_detail::unitHalves<Info>(w, lut);
+    const uint32_t got[4] = {h.x, h.y, h.z, h.w};
+    for (int i = 0; i < 4; ++i)
+      if (got[i] != tq::packHalf2(x[2 * i], x[2 * i + 1]) && bad++ < 3)
+        printf("%s unitHalves: word %08x %08x pair %d: %08x, float path %08x\n",
+               IsKey ? "key" : "value", w[0], w[1], i, got[i], tq::packHalf2(x[2 * i], x[2 * i + 1]));
+  }
+  printf("%s %s dequantization to fp16 pairs (sm_90a path): %s\n", PRESET, IsKey ? "key" : "value", bad ? "FAIL" : "ok");
+  return bad;
+}
+
 int main() {
   emu::gSharedBase = ((uintptr_t)&gDummyStatic & ~uintptr_t((1 << 24) - 1)) - (uintptr_t(1) << 30) - 0x400;
+  {
+    std::mt19937_64 rng(11);
+    if (checkUnitHalves<true>(rng) + checkUnitHalves<false>(rng))
+      return 1;
+  }
   using Pl = tq::ExtendPlan<Spec>;
   const int d = Spec::kHeadDim, hq = Spec::kNumQHeads, hkv = Spec::kNumKVHeads, bs = Spec::kBlockSize;
   auto spec = tqc::presetSpec(PRESET, d, hq, hkv, bs);

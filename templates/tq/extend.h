@@ -208,10 +208,11 @@ TQ_INLINE u32x4 unitHalves(const uint32_t (&w)[2], const uint32_t *lut) {
     constexpr uint32_t kMagic = 0x64006400u;
     const uint32_t e = w[0] & 0x0f0f0f0fu, o = (w[0] >> 4) & 0x0f0f0f0fu;
     const uint32_t lo = bytePerm(e, o, 0x5140u), hi = bytePerm(e, o, 0x7362u);
-    h[0] = hsub2(bytePerm(lo, kMagic, 0x4140u), kMagic);
-    h[1] = hsub2(bytePerm(lo, kMagic, 0x4342u), kMagic);
-    h[2] = hsub2(bytePerm(hi, kMagic, 0x4140u), kMagic);
-    h[3] = hsub2(bytePerm(hi, kMagic, 0x4342u), kMagic);
+    // (Byte 5 of (kMagic:x) is kMagic's byte 1, 0x64.)
+    h[0] = hsub2(bytePerm(lo, kMagic, 0x5150u), kMagic);
+    h[1] = hsub2(bytePerm(lo, kMagic, 0x5352u), kMagic);
+    h[2] = hsub2(bytePerm(hi, kMagic, 0x5150u), kMagic);
+    h[3] = hsub2(bytePerm(hi, kMagic, 0x5352u), kMagic);
   } else {
     Chunk ch;
     ch.w[0] = w[0], ch.w[1] = w[1], ch.w[2] = 0u, ch.w[3] = 0u;
