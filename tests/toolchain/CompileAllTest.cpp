@@ -148,12 +148,19 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
     }
     EXPECT_GT(r.registers, 0) << k.symbol;
     EXPECT_LE(r.registers, 255) << k.symbol;
-    // The extend: the sm_90a warpgroup-mma kernel runs at up to 255
-    // registers with nothing to spare, so its spills are checked too (the
-    // mma.sync kernel at its 168-register cap spills a few bytes in some
-    // recipes, e.g. k2v2 on sm_90: 28 B, which it has always done).
-    const bool wgmmaExtend = k.kind == "extend" && c.arch == "sm_90a";
-    if (k.kind == "store" || k.kind == "decode" || wgmmaExtend) {
+    // The extend: the sm_90a warpgroup-mma kernel (up to 255 registers)
+    // must not spill either. The mma.sync kernel at its 168-register cap (3
+    // CTAs per SM) spills a little in some head_dim-128 recipes, as it
+    // already did before session 18 (k2v2 on sm_90: 28 B and an 8-byte
+    // frame; sm_100 and sm_120 up to 92 B and 32 B): bounded at one cache
+    // line per thread, so a regression does not pass.
+    const bool mmaSyncExtend = k.kind == "extend" && c.arch != "sm_90a";
+    if (mmaSyncExtend) {
+      EXPECT_LE(r.spillStoreBytes + r.spillLoadBytes, 128)
+          << k.symbol << " spills more than it did\n" << build.linkLog;
+      EXPECT_LE(r.stackBytes, 32) << k.symbol << " stack frame grew";
+      EXPECT_EQ(r.localBytes, 0) << k.symbol << " uses local memory";
+    } else if (k.kind == "store" || k.kind == "decode" || k.kind == "extend") {
       EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0)
           << k.symbol << " spills\n" << build.linkLog;
       EXPECT_EQ(r.stackBytes, 0) << k.symbol << " uses a stack frame";
