@@ -26,7 +26,7 @@ using Spec = EXTEND_SPEC;
  * mma.sync kernel takes, for random code words. */
 template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
   using Info = tq::TensorInfo<Spec, IsKey>;
-  uint32_t lut[tq::extend_detail::UnitLut<Info>::kWords > 0 ? tq::extend_detail::UnitLut<Info>::kWords : 1] = {};
+  uint32_t lut[tq::extend_detail::UnitLut<Info>::kWords] = {};
   float levels[Info::kLevels] = {};
   emu::runCta(0, 0, 0, 32, [&] {
     if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
@@ -43,10 +43,12 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
     tq::extend_detail::unitValues<Info>(w, levels, x);
     const tq::u32x4 h = tq::extend_detail::unitHalves<Info>(w, lut);
     const uint32_t got[4] = {h.x, h.y, h.z, h.w};
-    for (int i = 0; i < 4; ++i)
-      if (got[i] != tq::packHalf2(x[2 * i], x[2 * i + 1]) && bad++ < 3)
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t want = tq::packHalf2(x[2 * i], x[2 * i + 1]);
+      if (got[i] != want && bad++ < 3)
         printf("%s unitHalves: word %08x %08x pair %d: %08x, float path %08x\n",
-               IsKey ? "key" : "value", w[0], w[1], i, got[i], tq::packHalf2(x[2 * i], x[2 * i + 1]));
+               IsKey ? "key" : "value", w[0], w[1], i, got[i], want);
+    }
   }
   printf("%s %s dequantization to fp16 pairs (sm_90a path): %s\n", PRESET, IsKey ? "key" : "value", bad ? "FAIL" : "ok");
   return bad;

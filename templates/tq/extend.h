@@ -213,20 +213,9 @@ TQ_INLINE u32x4 unitHalves(const uint32_t (&w)[2], const uint32_t *lut) {
     h[1] = hsub2(bytePerm(lo, kMagic, 0x5352u), kMagic);
     h[2] = hsub2(bytePerm(hi, kMagic, 0x5150u), kMagic);
     h[3] = hsub2(bytePerm(hi, kMagic, 0x5352u), kMagic);
-  } else {
-    Chunk ch;
-    ch.w[0] = w[0], ch.w[1] = w[1], ch.w[2] = 0u, ch.w[3] = 0u;
+  } else { // the float path (a Lloyd-Max table here holds float levels)
     float x[8];
-    TQ_UNROLL
-    for (int i = 0; i < 8; ++i) {
-      const uint32_t code = codeOf<B>(ch, i);
-      if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
-        x[i] = bitsToFloat(lut[code]);
-      else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM)
-        x[i] = float(code);
-      else
-        x[i] = e4m3BitsToFloat(code);
-    }
+    unitValues<Info>(w, reinterpret_cast<const float *>(lut), x);
     TQ_UNROLL
     for (int i = 0; i < 4; ++i)
       h[i] = packHalf2(x[2 * i], x[2 * i + 1]);
@@ -302,6 +291,10 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
   static constexpr int UPR = D / 8, kUnits = BN * UPR,
                        UPT = (kUnits + NT - 1) / NT, kStep = NT / UPR;
   static_assert(NT % UPR == 0, "whole token rows per pass of the CTA");
+  // The wgmma kernel's form (RowPitch > 0): hoisted chunk addresses and
+  // prefix dequantization to fp16 pairs over UnitLut tables; the mma.sync
+  // kernel's: per-unit addresses, unitValues over float levels.
+  static constexpr bool kLean = RowPitch > 0;
 
   const tq_extend_args &a;
   const int32_t *table;
@@ -368,7 +361,7 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
         tokenScalars<VInfo>(region, pos, pvs, pvz);
       }
     } else {
-      if constexpr (RowPitch > 0) {
+      if constexpr (kLean) {
         // One base per tile, compile-time steps per unit.
         const int nn0 = tid / UPR, c = tid % UPR;
         const int64_t at = (int64_t(row0 + s0 + nn0) * H + kvh) * D + c * 8;
@@ -418,12 +411,12 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
         if (u >= kUnits)
           break;
         // Zero codes past the end are finite; their scalars are 0.
-        if constexpr (RowPitch > 0) { // tables of UnitLut (wgmma kernel)
+        if constexpr (kLean) { // UnitLut tables
           *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
               unitHalves<KInfo>(pk[k], lutK);
           *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
               unitHalves<VInfo>(pv[k], lutV);
-        } else { // float levels (mma.sync kernel)
+        } else { // float levels
           float xk[8], xv[8];
           unitValues<KInfo>(pk[k], lutK, xk);
           unitValues<VInfo>(pv[k], lutV, xv);
