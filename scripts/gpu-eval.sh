@@ -17,7 +17,8 @@
 #   extend    bench/extend_bench.py: k3v4, k4v4 (causal 4K and 1K chunks,
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
-#             (NCU_EXTEND_SECTIONS replaces the sections; NCU a wrapper)
+#             (NCU_EXTEND_SECTIONS replaces the sections; NCU_EXTEND_CASES
+#             the extend_bench cases, e.g. 28672:4096; NCU a wrapper)
 #   ncu-store   ncu sections of the k3v4 store kernel, a 16K-token chunk
 #             (NCU_STORE_SECTIONS replaces the sections; NCU a wrapper)
 #   ncu-decode  ncu sections of k3v4 decode variants at B=32, L=32K: the
@@ -152,7 +153,7 @@ for stage in $stages; do
     S="${NCU_EXTEND_SECTIONS:-$ncu_sections}"
     ${NCU:-/usr/local/cuda/bin/ncu} --kernel-name regex:tq_extend_bf16 --launch-skip 2 --launch-count 1 $S \
       python3 bench/extend_bench.py --tqrt build-gpu/runtime --bundles "$work/k3v4" \
-      --cases 0:4096 --profile >"$res/ncu-extend.txt" 2>&1
+      --cases "${NCU_EXTEND_CASES:-0:4096}" --profile >"$res/ncu-extend.txt" 2>&1
     say "ncu extend: exit $?"
     ;;
   ncu-decode)
