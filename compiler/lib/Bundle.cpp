@@ -165,6 +165,7 @@ std::string manifestJson(const KernelConfig &c, const KernelBuild &build,
                    {"block_n", c.extend.blockN},
                    {"warps", c.extend.warps},
                    {"tensor_cores", c.extendWgmma ? "wgmma" : "mma.sync"},
+                   {"producer_warps", extendProducerWarps(c)},
                    {"workspace_bytes_per_token",
                     TQ_EXTEND_WORKSPACE_BYTES(1, c.numKVHeads, c.headDim)}};
   else

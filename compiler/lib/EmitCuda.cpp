@@ -245,6 +245,13 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
   return (plan.stages + 1) / 2 * 2 * plan.warps * c.layout.headStride;
 }
 
+int extendProducerWarps(const KernelConfig &c) {
+  if (!c.extendWgmma || !c.extend.present)
+    return 0;
+  const int n = deviceDefineInt("TQ_EXTEND_PRODUCER_WARPS", 0);
+  return n == 4 ? 4 : 0;
+}
+
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
   const bool programmatic = archHasProgrammaticLaunch(c.arch);
   std::vector<KernelEntry> out;
@@ -290,7 +297,9 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       add("extend_prep", "extend_prep", "tq_extend_args", prep, -1,
           "extendPrep", kExtendSpec, "kExtendPrepWarps");
       KernelEntry *ext = add("extend", "extend", "tq_extend_args", c.extend,
-                             -1, "extend", kExtendSpec, "kExtendWarps");
+                             -1, "extend", kExtendSpec, "kExtendCtaWarps");
+      ext->blockThreads =
+          int(c.extend.warps + extendProducerWarps(c)) * 32;
       ext->tileTokens = c.extendTileTokens();
       // Measured on sm_90 only: elsewhere the cap spills (sm_86/89, G = 8).
       // The warpgroup-mma kernel holds a 64 x head_dim fp32 accumulator per
@@ -454,7 +463,11 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
        << ", kExtendPrepWarps = " << extendPrepWarps(c) << ";\n"
        << "  // Hopper warpgroup mma (extend_wgmma.h) or warp mma.sync.\n"
        << "  static constexpr bool kExtendWgmma = "
-       << (c.extendWgmma ? "true" : "false") << ";\n};\n";
+       << (c.extendWgmma ? "true" : "false") << ";\n"
+       << "  // Its producer warps (warp specialization) and all its warps.\n"
+       << "  static constexpr int kExtendProducerWarps = "
+       << extendProducerWarps(c) << ", kExtendCtaWarps = "
+       << c.extend.warps + extendProducerWarps(c) << ";\n};\n";
   os << "\n#include \"tq/store.h\"\n"
      << "#include \"tq/decode.h\"\n";
   if (c.extend.present)

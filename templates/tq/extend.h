@@ -130,18 +130,20 @@ TQ_INLINE void storeHalves8(uint16_t *dst, const float (&x)[8]) {
 }
 
 /* The raw codes of coordinates [8c, 8c + 8) of a stored tensor's token
- * (8·bits bits, at most two words), loaded ahead of their tile; then the
- * values the tile holds: Lloyd-Max level, uniform integer code or e4m3
- * value (the per-token scale and zero are applied per column). */
+ * (8·bits bits, at most two words), loaded ahead of their tile in two steps
+ * (startUnitCodes issues the loads, UnitCodeLoad::finish() aligns them where
+ * the tile is staged, so nothing waits on them in between); then the values
+ * the tile holds: Lloyd-Max level, uniform integer code or e4m3 value (the
+ * per-token scale and zero are applied per column). */
 template <class Info>
-TQ_INLINE void loadUnitCodes(const uint8_t *region, int pos, int c,
-                             uint32_t (&w)[2]) {
+using UnitCodeLoad = ChunkLoad<Info::kCodeBits, Info::kCodesAlign>;
+template <class Info>
+TQ_INLINE void startUnitCodes(const uint8_t *region, int pos, int c,
+                              UnitCodeLoad<Info> &l) {
   using TS = typename Info::TS;
-  constexpr int NB = 8 * Info::kCodeBits / 8;
-  static_assert(NB <= 8, "at most 8 bits per coordinate");
-  const Chunk ch = loadChunk<NB, Info::kCodesAlign>(
-      region + TS::kCodesOffset + pos * TS::kCodesStride, c * NB);
-  w[0] = ch.w[0], w[1] = ch.w[1];
+  static_assert(Info::kCodeBits <= 8, "at most 8 bits per coordinate");
+  l.start(region + TS::kCodesOffset + pos * TS::kCodesStride,
+          c * Info::kCodeBits);
 }
 template <class Info>
 TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
@@ -224,15 +226,18 @@ TQ_INLINE u32x4 unitHalves(const uint32_t (&w)[2], const uint32_t *lut) {
   v.x = h[0], v.y = h[1], v.z = h[2], v.w = h[3];
   return v;
 }
+/* A token's fp16 scale and zero-point bits (those of 1 and 0 where the
+ * tensor has none), loaded ahead of their tile and converted where it is
+ * staged. */
 template <class Info>
-TQ_INLINE void tokenScalars(const uint8_t *region, int pos, float &s,
-                            float &z) {
+TQ_INLINE void tokenScalarBits(const uint8_t *region, int pos, uint32_t &s,
+                               uint32_t &z) {
   using TS = typename Info::TS;
-  s = 1.f, z = 0.f;
+  s = 0x3c00u, z = 0u;
   if constexpr (Info::kHasScale)
-    s = loadF16(region + TS::kScaleOffset + pos * TS::kScaleStride);
+    s = loadGlobal2(region + TS::kScaleOffset + pos * TS::kScaleStride);
   if constexpr (Info::kHasZero)
-    z = loadF16(region + TS::kZeroOffset + pos * TS::kZeroStride);
+    z = loadGlobal2(region + TS::kZeroOffset + pos * TS::kZeroStride);
 }
 
 /* Workspace of the prepared chunk (abi.h TQ_EXTEND_WORKSPACE_BYTES):
@@ -299,17 +304,21 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
   const tq_extend_args &a;
   const int32_t *table;
   int kvh, row0, P, upto, prefixTiles, numTiles, tid;
-  // In flight between issue() and stage().
-  uint32_t pk[UPT][2], pv[UPT][2];
-  float pks = 0.f, pkz = 0.f, pvs = 0.f, pvz = 0.f;
+  // In flight between issue() and stage(): the codes as loaded (the lean
+  // form aligns them in stage(), the other in issue(), where its registers
+  // are freed sooner) and the scalars' bits (fp16 for a prefix tile, float
+  // for a chunk tile).
+  UnitCodeLoad<KInfo> pk[UPT];
+  UnitCodeLoad<VInfo> pv[UPT];
+  uint32_t pks = 0u, pkz = 0u, pvs = 0u, pvz = 0u;
 
   TQ_INLINE KvTileStream(const tq_extend_args &args, int b, int kvHead,
-                         int firstRow, int prefix, int chunkVisible)
+                         int firstRow, int prefix, int chunkVisible,
+                         int thread = threadIndex()) // 0..NT-1
       : a(args), table(args.block_tables + int64_t(b) * args.block_table_stride),
         kvh(kvHead), row0(firstRow), P(prefix), upto(chunkVisible),
         prefixTiles((prefix + BN - 1) / BN),
-        numTiles(prefixTiles + (chunkVisible + BN - 1) / BN),
-        tid(threadIndex()) {}
+        numTiles(prefixTiles + (chunkVisible + BN - 1) / BN), tid(thread) {}
 
   TQ_INLINE bool isChunk(int i) const { return i >= prefixTiles; }
   TQ_INLINE int start(int i) const {
@@ -345,20 +354,25 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
       TQ_UNROLL
       for (int k = 0; k < UPT; ++k) {
         const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        pk[k][0] = pk[k][1] = pv[k][0] = pv[k][1] = 0u;
+        pk[k].clear();
+        pv[k].clear();
         if (u < kUnits && nn < cnt) {
           const uint8_t *region = cacheRegion(s0 + nn);
           const int pos = (s0 + nn) % Spec::kBlockSize;
-          loadUnitCodes<KInfo>(region, pos, c, pk[k]);
-          loadUnitCodes<VInfo>(region, pos, c, pv[k]);
+          startUnitCodes<KInfo>(region, pos, c, pk[k]);
+          startUnitCodes<VInfo>(region, pos, c, pv[k]);
+          if constexpr (!kLean) {
+            pk[k].ready = pk[k].finish();
+            pv[k].ready = pv[k].finish();
+          }
         }
       }
-      pks = pkz = pvs = pvz = 0.f;
+      pks = pkz = pvs = pvz = 0u; // 0 past the end: those columns drop out
       if (tid < cnt) {
         const uint8_t *region = cacheRegion(s0 + tid);
         const int pos = (s0 + tid) % Spec::kBlockSize;
-        tokenScalars<KInfo>(region, pos, pks, pkz);
-        tokenScalars<VInfo>(region, pos, pvs, pvz);
+        tokenScalarBits<KInfo>(region, pos, pks, pkz);
+        tokenScalarBits<VInfo>(region, pos, pvs, pvz);
       }
     } else {
       if constexpr (kLean) {
@@ -394,9 +408,9 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
       copyAsyncCommit();
       const bool in = tid < cnt;
       const int64_t sat = int64_t(row0 + s0 + tid) * H + kvh;
-      pks = in ? ChunkWs<Spec>::scales(a, false)[sat] : 0.f;
-      pvs = in ? ChunkWs<Spec>::scales(a, true)[sat] : 0.f;
-      pkz = pvz = 0.f;
+      pks = in ? floatToBits(ChunkWs<Spec>::scales(a, false)[sat]) : 0u;
+      pvs = in ? floatToBits(ChunkWs<Spec>::scales(a, true)[sat]) : 0u;
+      pkz = pvz = 0u;
     }
   }
 
@@ -411,15 +425,18 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
         if (u >= kUnits)
           break;
         // Zero codes past the end are finite; their scalars are 0.
+        const Chunk ck = kLean ? pk[k].finish() : pk[k].ready;
+        const Chunk cv = kLean ? pv[k].finish() : pv[k].ready;
+        const uint32_t wk[2] = {ck.w[0], ck.w[1]}, wv[2] = {cv.w[0], cv.w[1]};
         if constexpr (kLean) { // UnitLut tables
           *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
-              unitHalves<KInfo>(pk[k], lutK);
+              unitHalves<KInfo>(wk, lutK);
           *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
-              unitHalves<VInfo>(pv[k], lutV);
+              unitHalves<VInfo>(wv, lutV);
         } else { // float levels
           float xk[8], xv[8];
-          unitValues<KInfo>(pk[k], lutK, xk);
-          unitValues<VInfo>(pv[k], lutV, xv);
+          unitValues<KInfo>(wk, lutK, xk);
+          unitValues<VInfo>(wv, lutV, xv);
           storeHalves8(dst(nn, c, false), xk);
           storeHalves8(dst(nn, c, true), xv);
         }
@@ -429,8 +446,12 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
     }
     const int buf = i & 1;
     if (tid < BN) {
-      ks[buf][tid] = pks, kz[buf][tid] = pkz;
-      vs[buf][tid] = pvs, vz[buf][tid] = pvz;
+      const bool prefix = i < prefixTiles;
+      auto value = [&](uint32_t bits) {
+        return prefix ? f16BitsToFloat(bits) : bitsToFloat(bits);
+      };
+      ks[buf][tid] = value(pks), kz[buf][tid] = value(pkz);
+      vs[buf][tid] = value(pvs), vz[buf][tid] = value(pvz);
     }
   }
 };

@@ -18,8 +18,9 @@
  * K-major from shared memory), scale / zero / masks / online softmax on the
  * accumulator (extend_detail::scoresToProbs, the mma.sync layout), then
  * O += P·V with P as register A fragments and V MN-major (m64nDk16 ×
- * BN/16). The next tile's copies (chunk: cp.async) are in flight during
- * both products, its dequantization (prefix) runs while O += P·V does.
+ * BN/16). The next tile's loads (chunk: cp.async; prefix: its codes and
+ * scalars into registers) are issued once S is, and are in flight during
+ * both products; its dequantization (prefix) runs while O += P·V does.
  * One barrier per tile; writes to a buffer are published to the tensor
  * cores (the async proxy) by fence.proxy.async before that barrier.
  *
@@ -36,8 +37,17 @@ namespace tq {
 template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int D = Spec::kHeadDim;
   static constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
-  static constexpr int NW = Spec::kExtendWarps;
+  static constexpr int NW = Spec::kExtendWarps; // consumers: 16 rows each
   static constexpr int NT = NW * kWarpSize;
+  // Warp specialization: a producer warpgroup after the NW consumer warps
+  // loads/dequantizes the K/V tiles into the two-buffer ring (mbarriers
+  // full/empty per buffer) while the consumers run the products and the
+  // softmax; 0: every warp does both, in step (one barrier per tile).
+  static constexpr int NP = Spec::kExtendProducerWarps;
+  static constexpr int kProducerThreads = NP * kWarpSize;
+  // setmaxnreg: the register file split between the roles (launched at
+  // 65536 / (NT + producer threads) each).
+  static constexpr int kProducerRegs = 112, kConsumerRegs = 200;
   static constexpr int BN = Spec::kExtendBlockN;
   static constexpr int kRows = 16 * NW;
   static constexpr int kTokTile = kRows / G;
@@ -56,6 +66,11 @@ template <class Spec> struct ExtendWgmmaPlan {
   static_assert(D == 64 || D == 128, "extend (wgmma): head_dim 64 or 128");
   static_assert(kRows % G == 0, "extend (wgmma): whole tokens per CTA");
   static_assert(BN <= NT, "a thread per token for the tile's scalars");
+  static_assert(NP == 0 || (NP == 4 && BN <= kProducerThreads),
+                "extend (wgmma): one producer warpgroup");
+  static_assert(NP == 0 || kProducerRegs * kProducerThreads +
+                                   kConsumerRegs * NT <= 65536,
+                "extend (wgmma): the roles' registers fit the SM");
 };
 
 #if defined(TQ_TARGET_HAS_WGMMA)
@@ -104,23 +119,80 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   TQ_SHARED uint32_t sLutK[UnitLut<KInfo>::kWords],
       sLutV[UnitLut<VInfo>::kWords];
 
-  const int warp = warpIndex(), lane = laneIndex(), tid = threadIndex();
+  const int warp = warpIndex(), lane = laneIndex();
   const int g = lane >> 2, t = lane & 3, wg = warp >> 2;
+  constexpr bool kSpecialized = Pl::NP > 0;
+  const bool producer = kSpecialized && warp >= Pl::NW;
+  // Warp specialization's ring: full[s] completes when the producer has
+  // written buffer s (its kProducerThreads arrivals), empty[s] when every
+  // consumer thread has finished reading it.
+  TQ_SHARED uint64_t sFull[2], sEmpty[2];
 
-  if (warp == 0) {
+  if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
       fillUnitLut<KInfo>(sLutK, Spec::keyLevels(), kWarpSize);
     if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
       fillUnitLut<VInfo>(sLutV, Spec::valueLevels(), kWarpSize);
   }
-  stageQueries<Spec, T, 8>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
-                        [&](int r, int col, uint32_t h2) {
-                          *reinterpret_cast<uint32_t *>(
-                              sQ + swizzledUnit(kRows, r, col >> 3) +
-                              (col & 7) * 2) = h2;
-                        });
+  if constexpr (kSpecialized) {
+    if (threadIndex() == 0) {
+      TQ_UNROLL
+      for (int i = 0; i < 2; ++i) {
+        barrierInit(&sFull[i], Pl::kProducerThreads);
+        barrierInit(&sEmpty[i], NT);
+      }
+      fenceBarrierInit();
+    }
+  }
+  if (!producer)
+    stageQueries<Spec, T, 8>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+                             [&](int r, int col, uint32_t h2) {
+                               *reinterpret_cast<uint32_t *>(
+                                   sQ + swizzledUnit(kRows, r, col >> 3) +
+                                   (col & 7) * 2) = h2;
+                             });
   fenceProxyAsyncShared();
   barrier();
+
+  // Tile i lives in buffer i % 2: the key tile, then the value tile, each
+  // 128-byte swizzled.
+  auto unitAt = [&](int i) {
+    return [=](int nn, int c, bool value) {
+      return reinterpret_cast<uint16_t *>(
+          sTiles + (i & 1) * Pl::kBufBytes + (value ? Pl::kTensorBytes : 0) +
+          swizzledUnit(BN, nn, c));
+    };
+  };
+  const int upto = haveChunk ? tok0 + ntok : 0;
+
+  if constexpr (kSpecialized) {
+    if (producer) {
+      // --- Producer: tile i into buffer i % 2 once its consumers are done
+      // with tile i - 2; a prefix tile's loads are issued one tile ahead.
+      lowerRegisters<Pl::kProducerRegs>();
+      using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64>;
+      static_assert(Stream::kStep % 8 == 0,
+                    "a thread's units 8k token rows apart");
+      Stream tiles(a, b, kvh, row0, P, upto,
+                   threadIndex() - NT);
+      const int numTiles = tiles.numTiles;
+      if (numTiles > 0 && !tiles.isChunk(0))
+        tiles.issue(0, unitAt(0));
+      for (int i = 0; i < numTiles; ++i) {
+        barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
+        if (tiles.isChunk(i))
+          tiles.issue(i, unitAt(i));
+        tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
+        fenceProxyAsyncShared(); // the tile is read by the tensor cores
+        barrierArrive(&sFull[i & 1]);
+        if (i + 1 < numTiles && !tiles.isChunk(i + 1))
+          tiles.issue(i + 1, unitAt(i + 1));
+      }
+      return;
+    }
+    raiseRegisters<Pl::kConsumerRegs>();
+  }
+
   float rf[2], qs[2];
   int rTok[2];
   TQ_UNROLL
@@ -141,25 +213,16 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   // are whole swizzle periods (8 rows) apart, which whole warpgroups give.
   static_assert(KvTileStream<Spec, NT, BN, 64>::kStep % 8 == 0,
                 "a thread's units 8k token rows apart");
-  KvTileStream<Spec, NT, BN, 64> tiles(a, b, kvh, row0, P,
-                                   haveChunk ? tok0 + ntok : 0);
-  // Tile i lives in buffer i % 2: the key tile, then the value tile, each
-  // 128-byte swizzled.
-  auto unitAt = [&](int i) {
-    return [=](int nn, int c, bool value) {
-      return reinterpret_cast<uint16_t *>(
-          sTiles + (i & 1) * Pl::kBufBytes + (value ? Pl::kTensorBytes : 0) +
-          swizzledUnit(BN, nn, c));
-    };
-  };
+  KvTileStream<Spec, NT, BN, 64> tiles(a, b, kvh, row0, P, upto);
   auto stage = [&](int i) {
     tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
     fenceProxyAsyncShared(); // the tile is read by the tensor cores
   };
 
-  // S = Q·Kᵀ, the softmax, and O += P·V issued (not waited for). The
-  // operand descriptors are built once: a descriptor's address field is
-  // the byte address / 16, so a step through a tile adds its offset / 16.
+  // S = Q·Kᵀ issued (issueScores), then the softmax and O += P·V issued
+  // (attendTile; not waited for). The operand descriptors are built once:
+  // a descriptor's address field is the byte address / 16, so a step
+  // through a tile adds its offset / 16.
   const uint64_t qDesc =
       wgmmaDesc(sharedAddress(sQ) + uint32_t(wg * 64 * 128), 16, 1024);
   const uint64_t kDesc0 = wgmmaDesc(sharedAddress(sTiles), 16, 1024);
@@ -169,9 +232,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   TQ_UNROLL
   for (int j = 0; j < NTL; ++j)
     s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
-  auto attendTile = [&](int buf, int cnt, bool causal, int chunkBase) {
+  auto issueScores = [&](int buf) {
     const uint64_t kDesc = wgmmaDescAdvance(kDesc0, buf * Pl::kBufBytes);
-    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaFence();
     TQ_UNROLL
     for (int kk = 0; kk < D / 16; ++kk) {
@@ -182,6 +244,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
                   kk > 0);
     }
     wgmmaCommit();
+  };
+  auto attendTile = [&](int buf, int cnt, bool causal, int chunkBase) {
+    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaWait<0>();
     wgmmaPin(s);
     float corr[2];
@@ -206,22 +271,37 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     wgmmaCommit();
   };
 
-  // --- The pipeline: tile i + 1 in flight while tile i is computed. ---
   const int numTiles = tiles.numTiles;
-  if (numTiles > 0) {
-    tiles.issue(0, unitAt(0));
-    stage(0);
-    barrier();
-  }
-  for (int i = 0; i < numTiles; ++i) {
-    if (i + 1 < numTiles)
-      tiles.issue(i + 1, unitAt(i + 1));
-    attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
-    if (i + 1 < numTiles)
-      stage(i + 1);
-    wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 free
-    wgmmaPin(o);
-    barrier();
+  if constexpr (kSpecialized) {
+    // --- Consumers: each warpgroup at its own pace, the producer ahead.
+    for (int i = 0; i < numTiles; ++i) {
+      barrierWait(&sFull[i & 1], (i >> 1) & 1);
+      issueScores(i & 1);
+      attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
+      wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
+      wgmmaPin(o);
+      barrierArrive(&sEmpty[i & 1]);
+    }
+    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
+  } else {
+    // --- In step: tile i + 1 in flight while tile i is computed.
+    if (numTiles > 0) {
+      tiles.issue(0, unitAt(0));
+      stage(0);
+      barrier();
+    }
+    for (int i = 0; i < numTiles; ++i) {
+      // S(i) first, then the next tile's loads while the tensor cores work.
+      issueScores(i & 1);
+      if (i + 1 < numTiles)
+        tiles.issue(i + 1, unitAt(i + 1));
+      attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
+      if (i + 1 < numTiles)
+        stage(i + 1);
+      wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 free
+      wgmmaPin(o);
+      barrier();
+    }
   }
 
   // --- Epilogue (sO overlays the tiles: every read is behind a barrier).

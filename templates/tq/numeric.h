@@ -338,28 +338,40 @@ struct Chunk {
 };
 
 /* The NB (1..8) bytes at p, which lies `lead` bytes past a 4-byte boundary,
- * as two little-endian words (byte i at bits 8·(i mod 4) of w[i / 4]),
- * bytes beyond NB cleared (they belong to a neighbour). Reads only the
- * aligned words that hold requested bytes, never past the field. */
+ * in two steps so that a caller can issue the loads long before it needs the
+ * bytes: loadWordsAround reads the aligned words that hold requested bytes
+ * (never past the field; a[] beyond them 0), shiftWordsIntoPlace makes them
+ * two little-endian words (byte i at bits 8·(i mod 4) of w[i / 4]), bytes
+ * beyond NB cleared (they belong to a neighbour). */
 template <int NB>
-TQ_INLINE void loadUnalignedWords(const uint8_t *p, int lead, uint32_t &w0,
-                                  uint32_t &w1) {
+TQ_INLINE void loadWordsAround(const uint8_t *p, int lead, uint32_t (&a)[3]) {
   static_assert(NB >= 1 && NB <= 8, "1..8 bytes");
   const uint32_t *q = reinterpret_cast<const uint32_t *>(p - lead);
   const int words = (lead + NB + 3) >> 2;
-  const uint32_t a0 = loadGlobal4(q);
-  const uint32_t a1 = words > 1 ? loadGlobal4(q + 1) : 0u;
-  const uint32_t a2 = words > 2 ? loadGlobal4(q + 2) : 0u;
+  a[0] = loadGlobal4(q);
+  a[1] = words > 1 ? loadGlobal4(q + 1) : 0u;
+  a[2] = words > 2 ? loadGlobal4(q + 2) : 0u;
+}
+template <int NB>
+TQ_INLINE void shiftWordsIntoPlace(const uint32_t (&a)[3], int lead,
+                                   uint32_t &w0, uint32_t &w1) {
   const uint32_t sh = uint32_t(lead) * 8u;
-  w0 = funnelShiftRight(a0, a1, sh);
+  w0 = funnelShiftRight(a[0], a[1], sh);
   if constexpr (NB < 4)
     w0 &= (1u << (8 * NB)) - 1u;
   w1 = 0u;
   if constexpr (NB > 4) { // the second word only when it holds bytes
-    w1 = funnelShiftRight(a1, a2, sh);
+    w1 = funnelShiftRight(a[1], a[2], sh);
     if constexpr (NB < 8)
       w1 &= (1u << (8 * (NB - 4))) - 1u;
   }
+}
+template <int NB>
+TQ_INLINE void loadUnalignedWords(const uint8_t *p, int lead, uint32_t &w0,
+                                  uint32_t &w1) {
+  uint32_t a[3];
+  loadWordsAround<NB>(p, lead, a);
+  shiftWordsIntoPlace<NB>(a, lead, w0, w1);
 }
 
 template <int NB, int ALIGN>
@@ -391,6 +403,41 @@ TQ_INLINE Chunk loadChunk(const uint8_t *row, int off) {
   }
   return c;
 }
+
+/* loadChunk in two steps, for reads whose latency a caller hides: start()
+ * issues the loads into registers, finish() returns loadChunk's Chunk. Only
+ * the word-shifting form has work left for finish(), so between the two
+ * nothing waits on a load. */
+template <int NB, int ALIGN> struct ChunkLoad {
+  static constexpr bool kShifted =
+      !(isPow2(NB) && ALIGN >= NB) && ALIGN >= 4 && NB <= 8;
+  uint32_t raw[3];
+  int lead;
+  Chunk ready;
+
+  TQ_INLINE void start(const uint8_t *row, int off) {
+    if constexpr (kShifted) {
+      lead = off & 3;
+      loadWordsAround<NB>(row + off, lead, raw);
+    } else {
+      ready = loadChunk<NB, ALIGN>(row, off);
+    }
+  }
+  TQ_INLINE Chunk finish() const {
+    if constexpr (!kShifted)
+      return ready;
+    Chunk c;
+    c.w[2] = c.w[3] = 0u;
+    shiftWordsIntoPlace<NB>(raw, lead, c.w[0], c.w[1]);
+    return c;
+  }
+  /* Zero bytes, as if read from zeros. */
+  TQ_INLINE void clear() {
+    raw[0] = raw[1] = raw[2] = 0u;
+    lead = 0;
+    ready.w[0] = ready.w[1] = ready.w[2] = ready.w[3] = 0u;
+  }
+};
 
 /* Code c (compile-time index) of BITS bits from a chunk whose bit 0 is the
  * first code's bit 0. */

@@ -84,6 +84,11 @@ TQ_INLINE int blockIndexZ() { return int(blockIdx.z); }
 
 /* All threads of the CTA. */
 TQ_INLINE void barrier() { __syncthreads(); }
+/* Barrier `id` (1..15; 0 is barrier()'s) among `threads` threads (whole
+ * warps), for a role of a warp-specialized CTA. */
+TQ_INLINE void namedBarrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 /* All lanes of the warp (orders shared-memory accesses within a warp). */
 TQ_INLINE void syncWarp() { __syncwarp(0xffffffffu); }
 
@@ -601,6 +606,12 @@ TQ_INLINE void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes,
                "bytes [%0], [%1], %2, [%3];" ::"r"(sharedAddress(smem)),
                "l"(gmem), "r"(bytes), "r"(sharedAddress(bar))
                : "memory");
+}
+/* One arrival on the barrier by this thread (release: its earlier shared-
+ * memory writes are visible to threads that then wait on the phase). */
+TQ_INLINE void barrierArrive(uint64_t *bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
+                   sharedAddress(bar)) : "memory");
 }
 TQ_INLINE void barrierWait(uint64_t *bar, uint32_t parity) {
   const uint32_t addr = sharedAddress(bar);

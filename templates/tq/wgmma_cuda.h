@@ -64,6 +64,18 @@ TQ_INLINE void wgmmaCommit() {
 template <int N> TQ_INLINE void wgmmaWait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
+/* Warp specialization (sm_90a): a warpgroup hands registers back to the
+ * SM's pool (lowerRegisters) or takes them from it (raiseRegisters), to N
+ * per thread (a multiple of 8, 24..256); every warp of the warpgroup runs
+ * it. The kernel is launched at the register count its launch bounds give
+ * (65536 / threads); the roles' counts must fit in the same file. */
+template <int N> TQ_INLINE void lowerRegisters() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N> TQ_INLINE void raiseRegisters() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+
 /* Keeps the compiler from moving accumulator accesses across an
  * asynchronous wgmma (the registers change behind its back until the
  * wait). */

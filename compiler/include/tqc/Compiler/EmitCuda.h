@@ -45,6 +45,13 @@ bool archHasProgrammaticLaunch(const std::string &arch);
 /// take it, else 0.
 int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan);
 
+/// Producer warps of the warpgroup-mma extend (extend_wgmma.h's warp
+/// specialization: a warpgroup that loads and dequantizes the K/V tiles
+/// beside the kExtendWarps consumer warps), 0 where every warp does both.
+/// A developer knob (TQC_DEVICE_DEFINES TQ_EXTEND_PRODUCER_WARPS=4) until
+/// it is measured.
+int extendProducerWarps(const KernelConfig &c);
+
 /// The kernels a configuration produces, in launch order per dtype.
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c);
 
