@@ -24,6 +24,14 @@
  * One barrier per tile; writes to a buffer are published to the tensor
  * cores (the async proxy) by fence.proxy.async before that barrier.
  *
+ * Warp specialization (Spec::kExtendProducerWarps = 4, FA3's structure): a
+ * producer warpgroup after the consumer warps does all the tile loading and
+ * dequantization into the same two buffers, handing them over by mbarriers
+ * (full: written, empty: read by every consumer), and the consumer
+ * warpgroups run S, the softmax and P·V each at its own pace, so one's
+ * softmax runs under the other's products and neither waits on a copy.
+ * setmaxnreg splits the register file (producer 112, consumers 200).
+ *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
  * or 128); compiler/lib/KernelConfig.cpp extendWgmmaSharedBytes computes
