@@ -30,7 +30,7 @@
  * (full: written, empty: read by every consumer), and the consumer
  * warpgroups run S, the softmax and P·V each at its own pace, so one's
  * softmax runs under the other's products and neither waits on a copy.
- * setmaxnreg splits the register file (producer 112, consumers 200).
+ * setmaxnreg splits the CTA's registers (producer 112, consumers 192).
  *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
@@ -53,9 +53,14 @@ template <class Spec> struct ExtendWgmmaPlan {
   // softmax; 0: every warp does both, in step (one barrier per tile).
   static constexpr int NP = Spec::kExtendProducerWarps;
   static constexpr int kProducerThreads = NP * kWarpSize;
-  // setmaxnreg: the register file split between the roles (launched at
-  // 65536 / (NT + producer threads) each).
-  static constexpr int kProducerRegs = 112, kConsumerRegs = 200;
+  // setmaxnreg moves registers between the roles within what the CTA was
+  // launched with (its launch bounds' count, 65536 / threads rounded down
+  // to 8, per thread): an increase past that waits forever. 384 threads:
+  // 168 each; producer 112 (no spills for k3v4/k4v4/k2v2/k8v4 at
+  // head_dim 128), consumers 192.
+  static constexpr int kLaunchRegs =
+      (65536 / (NT + kProducerThreads)) / 8 * 8;
+  static constexpr int kProducerRegs = 112, kConsumerRegs = 192;
   static constexpr int BN = Spec::kExtendBlockN;
   static constexpr int kRows = 16 * NW;
   static constexpr int kTokTile = kRows / G;
@@ -77,8 +82,9 @@ template <class Spec> struct ExtendWgmmaPlan {
   static_assert(NP == 0 || (NP == 4 && BN <= kProducerThreads),
                 "extend (wgmma): one producer warpgroup");
   static_assert(NP == 0 || kProducerRegs * kProducerThreads +
-                                   kConsumerRegs * NT <= 65536,
-                "extend (wgmma): the roles' registers fit the SM");
+                                   kConsumerRegs * NT <=
+                               kLaunchRegs * (NT + kProducerThreads),
+                "extend (wgmma): the roles' registers fit the CTA's");
 };
 
 #if defined(TQ_TARGET_HAS_WGMMA)
