@@ -11,6 +11,7 @@
 #include "tqc/numerics/spec.h"
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <random>
 namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
@@ -51,6 +52,79 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
     }
   }
   printf("%s %s dequantization to fp16 pairs (sm_90a path): %s\n", PRESET, IsKey ? "key" : "value", bad ? "FAIL" : "ok");
+  return bad;
+}
+
+/* The sm_90a kernel's tile staging, which this emulator cannot run inside
+ * its kernel: KvTileStream's lean form (codes loaded at issue() and aligned,
+ * scalars converted, in stage(); fp16 pairs from UnitLut) against the form
+ * the mma.sync kernel runs here (codes aligned at issue(), float levels),
+ * over every prefix and chunk tile of every sequence and KV head: the K/V
+ * tiles and the per-token scalars bit for bit. */
+static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &prefix,
+                          const std::vector<int32_t> &cu, int batch) {
+  using KInfo = tq::TensorInfo<Spec, true>;
+  using VInfo = tq::TensorInfo<Spec, false>;
+  namespace ed = tq::extend_detail;
+  constexpr int D = Spec::kHeadDim, BN = 64, NT = 128;
+  using Lean = ed::KvTileStream<Spec, NT, BN, D>;  // rows D halves apart
+  using Plain = ed::KvTileStream<Spec, NT, BN, 0>;
+  static uint32_t lutK[ed::UnitLut<KInfo>::kWords], lutV[ed::UnitLut<VInfo>::kWords];
+  static float levK[KInfo::kLevels], levV[VInfo::kLevels];
+  static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D];
+  static float scL[4][2][BN], scP[4][2][BN];
+  int bad = 0, tiles = 0;
+  emu::runCta(0, 0, 0, NT, [&] {
+    const int tid = tq::threadIndex();
+    if (tq::warpIndex() == 0) {
+      if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
+        ed::fillUnitLut<KInfo>(lutK, Spec::keyLevels(), 32);
+        tq::decode_detail::fillLevels<KInfo>(levK, Spec::keyLevels());
+      }
+      if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
+        ed::fillUnitLut<VInfo>(lutV, Spec::valueLevels(), 32);
+        tq::decode_detail::fillLevels<VInfo>(levV, Spec::valueLevels());
+      }
+    }
+    tq::barrier();
+    for (int b = 0; b < batch; ++b)
+      for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh) {
+        const int upto = a.key ? cu[b + 1] - cu[b] : 0;
+        Lean lean(a, b, kvh, cu[b], prefix[b], upto);
+        Plain plain(a, b, kvh, cu[b], prefix[b], upto);
+        for (int i = 0; i < lean.numTiles; ++i) {
+          if (tid == 0) {
+            std::fill(&tileL[i & 1][0], &tileL[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
+            std::fill(&tileP[i & 1][0], &tileP[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
+          }
+          tq::barrier();
+          auto at = [&](uint16_t *t) {
+            return [=](int nn, int c, bool value) { return t + (value ? BN * D : 0) + nn * D + c * 8; };
+          };
+          lean.issue(i, at(tileL[i & 1]));
+          lean.stage(i, at(tileL[i & 1]), lutK, lutV, scL[0], scL[1], scL[2], scL[3]);
+          plain.issue(i, at(tileP[i & 1]));
+          plain.stage(i, at(tileP[i & 1]), levK, levV, scP[0], scP[1], scP[2], scP[3]);
+          tq::barrier();
+          if (tid == 0) {
+            ++tiles;
+            const int n = lean.count(i);
+            for (int j = 0; j < 2 * BN * D; ++j)
+              if (tileL[i & 1][j] != tileP[i & 1][j] && bad++ < 3)
+                printf("seq %d head %d tile %d: half %d (token %d) %04x, mma.sync form %04x\n", b, kvh, i, j,
+                       (j / D) % BN, tileL[i & 1][j], tileP[i & 1][j]);
+            for (int f = 0; f < 4; ++f)
+              for (int t = 0; t < BN; ++t)
+                if (std::memcmp(&scL[f][i & 1][t], &scP[f][i & 1][t], 4) != 0 && (t < n || scL[f][i & 1][t] != 0.f) && bad++ < 3)
+                  printf("seq %d head %d tile %d: scalar %d of token %d %g, mma.sync form %g\n", b, kvh, i, f, t,
+                         scL[f][i & 1][t], scP[f][i & 1][t]);
+          }
+          tq::barrier();
+        }
+      }
+  });
+  printf("%s sm_90a tile staging (%s, %d tiles) against the mma.sync form: %s\n", PRESET,
+         a.key ? "prefix + chunk" : "prefix only", tiles, bad ? "FAIL" : "ok");
   return bad;
 }
 
@@ -119,6 +193,7 @@ int main() {
       std::fill(ws.begin(), ws.end(), 0xFF); // NaN everywhere prep does not write
       for (int x = 0; x < maxTokens; ++x) emu::runCta(x, 0, 0, Spec::kExtendPrepWarps * 32, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
     }
+    if (checkLeanTiles(a, prefix, cu, batch)) return 1;
     std::vector<std::pair<int, int>> ctas;
     for (int x = 0; x < (maxTokens + Pl::kTokTile - 1) / Pl::kTokTile + maxBatch; ++x) for (int y = 0; y < hkv; ++y) ctas.push_back({x, y});
     std::shuffle(ctas.begin(), ctas.end(), rng);
