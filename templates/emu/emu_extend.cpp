@@ -60,7 +60,8 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
  * scalars converted, in stage(); fp16 pairs from UnitLut) against the form
  * the mma.sync kernel runs here (codes aligned at issue(), float levels),
  * over every prefix and chunk tile of every sequence and KV head: the K/V
- * tiles and the per-token scalars bit for bit. */
+ * tiles and the per-token scalars bit for bit; the grouped-unit form
+ * (TQ_EXTEND_UNIT_GROUP=4: four units of a token per thread) the same. */
 static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &prefix,
                           const std::vector<int32_t> &cu, int batch) {
   using KInfo = tq::TensorInfo<Spec, true>;
@@ -69,10 +70,11 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
   constexpr int D = Spec::kHeadDim, BN = 64, NT = 128;
   using Lean = ed::KvTileStream<Spec, NT, BN, D>;  // rows D halves apart
   using Plain = ed::KvTileStream<Spec, NT, BN, 0>;
+  using Grouped = ed::KvTileStream<Spec, NT, BN, D, 4>; // TQ_EXTEND_UNIT_GROUP=4
   static uint32_t lutK[ed::UnitLut<KInfo>::kWords], lutV[ed::UnitLut<VInfo>::kWords];
   static float levK[KInfo::kLevels], levV[VInfo::kLevels];
-  static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D];
-  static float scL[4][2][BN], scP[4][2][BN];
+  static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D], tileG[2][2 * BN * D];
+  static float scL[4][2][BN], scP[4][2][BN], scG[4][2][BN];
   int bad = 0, tiles = 0;
   emu::runCta(0, 0, 0, NT, [&] {
     const int tid = tq::threadIndex();
@@ -92,10 +94,12 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
         const int upto = a.key ? cu[b + 1] - cu[b] : 0;
         Lean lean(a, b, kvh, cu[b], prefix[b], upto);
         Plain plain(a, b, kvh, cu[b], prefix[b], upto);
+        Grouped grouped(a, b, kvh, cu[b], prefix[b], upto);
         for (int i = 0; i < lean.numTiles; ++i) {
           if (tid == 0) {
             std::fill(&tileL[i & 1][0], &tileL[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
             std::fill(&tileP[i & 1][0], &tileP[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
+            std::fill(&tileG[i & 1][0], &tileG[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
           }
           tq::barrier();
           auto at = [&](uint16_t *t) {
@@ -105,17 +109,25 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
           lean.stage(i, at(tileL[i & 1]), lutK, lutV, scL[0], scL[1], scL[2], scL[3]);
           plain.issue(i, at(tileP[i & 1]));
           plain.stage(i, at(tileP[i & 1]), levK, levV, scP[0], scP[1], scP[2], scP[3]);
+          grouped.issue(i, at(tileG[i & 1]));
+          grouped.stage(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2], scG[3]);
           tq::barrier();
           if (tid == 0) {
             ++tiles;
             const int n = lean.count(i);
-            for (int j = 0; j < 2 * BN * D; ++j)
+            for (int j = 0; j < 2 * BN * D; ++j) {
               if (tileL[i & 1][j] != tileP[i & 1][j] && bad++ < 3)
                 printf("seq %d head %d tile %d: half %d (token %d) %04x, mma.sync form %04x\n", b, kvh, i, j,
                        (j / D) % BN, tileL[i & 1][j], tileP[i & 1][j]);
+              if (tileG[i & 1][j] != tileP[i & 1][j] && bad++ < 3)
+                printf("seq %d head %d tile %d: grouped units: half %d (token %d) %04x, mma.sync form %04x\n", b,
+                       kvh, i, j, (j / D) % BN, tileG[i & 1][j], tileP[i & 1][j]);
+            }
             for (int f = 0; f < 4; ++f)
               for (int t = 0; t < BN; ++t)
-                if (std::memcmp(&scL[f][i & 1][t], &scP[f][i & 1][t], 4) != 0 && (t < n || scL[f][i & 1][t] != 0.f) && bad++ < 3)
+                if ((std::memcmp(&scL[f][i & 1][t], &scP[f][i & 1][t], 4) != 0 ||
+                     std::memcmp(&scG[f][i & 1][t], &scP[f][i & 1][t], 4) != 0) &&
+                    (t < n || scL[f][i & 1][t] != 0.f || scG[f][i & 1][t] != 0.f) && bad++ < 3)
                   printf("seq %d head %d tile %d: scalar %d of token %d %g, mma.sync form %g\n", b, kvh, i, f, t,
                          scL[f][i & 1][t], scP[f][i & 1][t]);
           }

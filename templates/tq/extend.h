@@ -240,6 +240,53 @@ TQ_INLINE void tokenScalarBits(const uint8_t *region, int pos, uint32_t &s,
     z = loadGlobal2(region + TS::kZeroOffset + pos * TS::kZeroStride);
 }
 
+/* Grouped units (KvTileStream's Group > 1): the codes of units
+ * [Group·q, Group·q + Group) of a token, Group·bits bytes = W whole words at
+ * a word-aligned offset, loaded as wide as their alignment allows. */
+template <class Info, int Group, int W = Group * Info::kCodeBits / 4>
+TQ_INLINE void loadGroupWords(const uint8_t *region, int pos, int q,
+                              uint32_t (&w)[W]) {
+  using TS = typename Info::TS;
+  constexpr int NB = Group * Info::kCodeBits; // bytes per group
+  constexpr int kAlign = minInt(Info::kCodesAlign, int(lowBit(NB)));
+  const uint8_t *p = region + TS::kCodesOffset + pos * TS::kCodesStride + q * NB;
+  if constexpr (W % 4 == 0 && kAlign >= 16) {
+    TQ_UNROLL
+    for (int i = 0; i < W; i += 4) {
+      const u32x4 v = loadGlobal16(p + 4 * i);
+      w[i] = v.x, w[i + 1] = v.y, w[i + 2] = v.z, w[i + 3] = v.w;
+    }
+  } else if constexpr (W % 2 == 0 && kAlign >= 8) {
+    TQ_UNROLL
+    for (int i = 0; i < W; i += 2) {
+      const u32x2 v = loadGlobal8(p + 4 * i);
+      w[i] = v.x, w[i + 1] = v.y;
+    }
+  } else {
+    TQ_UNROLL
+    for (int i = 0; i < W; ++i)
+      w[i] = loadGlobal4(p + 4 * i);
+  }
+}
+/* Unit j of a group's words as loadUnitCodes' two words (NB = bits bytes:
+ * bits [8·NB·j, 8·NB·(j + 1)) of the group, compile-time shifts). */
+template <int NB, int W>
+TQ_INLINE void groupUnit(const uint32_t (&a)[W], int j, uint32_t (&w)[2]) {
+  const int bit = 8 * NB * j, wi = bit / 32, sh = bit % 32;
+  auto word = [&](int i) { return i < W ? a[i] : 0u; };
+  w[0] = sh ? funnelShiftRight(word(wi), word(wi + 1), uint32_t(sh)) : word(wi);
+  w[1] = sh ? funnelShiftRight(word(wi + 1), word(wi + 2), uint32_t(sh))
+            : word(wi + 1);
+  if constexpr (NB < 4) {
+    w[0] &= (1u << (8 * NB)) - 1u;
+    w[1] = 0u;
+  } else if constexpr (NB == 4) {
+    w[1] = 0u;
+  } else if constexpr (NB < 8) {
+    w[1] &= (1u << (8 * (NB - 4))) - 1u;
+  }
+}
+
 /* Workspace of the prepared chunk (abi.h TQ_EXTEND_WORKSPACE_BYTES):
  * keys, values as [max_tokens][num_kv_heads][D] halves, then their
  * per-token-head scales as floats. */
@@ -289,7 +336,8 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
  * kernel: ~170 -> fewer issue instructions per tile and warp); 0: each
  * unit's addresses are computed afresh (the mma.sync kernel, whose
  * 168-register cap spills on the extra live pointers). */
-template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
+template <class Spec, int NT, int BN, int RowPitch, int Group = 1>
+struct KvTileStream {
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
   static constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads;
@@ -300,6 +348,20 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
   // prefix dequantization to fp16 pairs over UnitLut tables; the mma.sync
   // kernel's: per-unit addresses, unitValues over float levels.
   static constexpr bool kLean = RowPitch > 0;
+  // Grouped prefix units (Group > 1, lean form only): a thread takes Group
+  // consecutive units of one token row, whose codes are Group·bits bytes of
+  // whole aligned words (3 loads for 32 3-bit codes, against 2 per unit),
+  // at one block-table lookup per token instead of one per unit.
+  static constexpr int GPR = UPR / Group, kGroups = BN * GPR,
+                       GPT = (kGroups + NT - 1) / NT;
+  static constexpr int KW = Group * KInfo::kCodeBits / 4,
+                       VW = Group * VInfo::kCodeBits / 4;
+  static_assert(Group == 1 ||
+                    (kLean && UPR % Group == 0 && NT % GPR == 0 &&
+                     Group * KInfo::kCodeBits % 4 == 0 &&
+                     Group * VInfo::kCodeBits % 4 == 0 &&
+                     KInfo::kCodesAlign >= 4 && VInfo::kCodesAlign >= 4),
+                "grouped units: whole aligned code words per group");
 
   const tq_extend_args &a;
   const int32_t *table;
@@ -308,8 +370,10 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
   // form aligns them in stage(), the other in issue(), where its registers
   // are freed sooner) and the scalars' bits (fp16 for a prefix tile, float
   // for a chunk tile).
-  UnitCodeLoad<KInfo> pk[UPT];
-  UnitCodeLoad<VInfo> pv[UPT];
+  UnitCodeLoad<KInfo> pk[Group > 1 ? 1 : UPT];
+  UnitCodeLoad<VInfo> pv[Group > 1 ? 1 : UPT];
+  uint32_t gk[Group > 1 ? GPT : 1][KW > 0 ? KW : 1],
+      gv[Group > 1 ? GPT : 1][VW > 0 ? VW : 1]; // grouped units' words
   uint32_t pks = 0u, pkz = 0u, pvs = 0u, pvz = 0u;
 
   TQ_INLINE KvTileStream(const tq_extend_args &args, int b, int kvHead,
@@ -351,19 +415,38 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
   template <class Dst> TQ_INLINE void issue(int i, Dst dst) {
     const int s0 = start(i), cnt = count(i);
     if (i < prefixTiles) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        pk[k].clear();
-        pv[k].clear();
-        if (u < kUnits && nn < cnt) {
-          const uint8_t *region = cacheRegion(s0 + nn);
-          const int pos = (s0 + nn) % Spec::kBlockSize;
-          startUnitCodes<KInfo>(region, pos, c, pk[k]);
-          startUnitCodes<VInfo>(region, pos, c, pv[k]);
-          if constexpr (!kLean) {
-            pk[k].ready = pk[k].finish();
-            pv[k].ready = pv[k].finish();
+      if constexpr (Group > 1) {
+        TQ_UNROLL
+        for (int k = 0; k < GPT; ++k) {
+          const int gi = tid + k * NT, nn = gi / GPR, q = gi % GPR;
+          TQ_UNROLL
+          for (int w = 0; w < KW; ++w)
+            gk[k][w] = 0u;
+          TQ_UNROLL
+          for (int w = 0; w < VW; ++w)
+            gv[k][w] = 0u;
+          if (gi < kGroups && nn < cnt) {
+            const uint8_t *region = cacheRegion(s0 + nn);
+            const int pos = (s0 + nn) % Spec::kBlockSize;
+            loadGroupWords<KInfo, Group>(region, pos, q, gk[k]);
+            loadGroupWords<VInfo, Group>(region, pos, q, gv[k]);
+          }
+        }
+      } else {
+        TQ_UNROLL
+        for (int k = 0; k < UPT; ++k) {
+          const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+          pk[k].clear();
+          pv[k].clear();
+          if (u < kUnits && nn < cnt) {
+            const uint8_t *region = cacheRegion(s0 + nn);
+            const int pos = (s0 + nn) % Spec::kBlockSize;
+            startUnitCodes<KInfo>(region, pos, c, pk[k]);
+            startUnitCodes<VInfo>(region, pos, c, pv[k]);
+            if constexpr (!kLean) {
+              pk[k].ready = pk[k].finish();
+              pv[k].ready = pv[k].finish();
+            }
           }
         }
       }
@@ -381,7 +464,8 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
         const int64_t at = (int64_t(row0 + s0 + nn0) * H + kvh) * D + c * 8;
         const uint16_t *wk = ChunkWs<Spec>::rows(a, false) + at;
         const uint16_t *wv = ChunkWs<Spec>::rows(a, true) + at;
-        uint16_t *const dk0 = dst(nn0, c, false), *const dv0 = dst(nn0, c, true);
+        uint16_t *const dk0 = dst(nn0, c, false), *const dv0 =
+                                                      dst(nn0, c, true);
         TQ_UNROLL
         for (int k = 0; k < UPT; ++k) {
           const int nn = nn0 + k * kStep;
@@ -419,26 +503,45 @@ template <class Spec, int NT, int BN, int RowPitch> struct KvTileStream {
                        float (*ks)[BN], float (*kz)[BN], float (*vs)[BN],
                        float (*vz)[BN]) {
     if (i < prefixTiles) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT; ++k) {
-        const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
-        if (u >= kUnits)
-          break;
-        // Zero codes past the end are finite; their scalars are 0.
-        const Chunk ck = kLean ? pk[k].finish() : pk[k].ready;
-        const Chunk cv = kLean ? pv[k].finish() : pv[k].ready;
-        const uint32_t wk[2] = {ck.w[0], ck.w[1]}, wv[2] = {cv.w[0], cv.w[1]};
-        if constexpr (kLean) { // UnitLut tables
-          *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
-              unitHalves<KInfo>(wk, lutK);
-          *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
-              unitHalves<VInfo>(wv, lutV);
-        } else { // float levels
-          float xk[8], xv[8];
-          unitValues<KInfo>(wk, lutK, xk);
-          unitValues<VInfo>(wv, lutV, xv);
-          storeHalves8(dst(nn, c, false), xk);
-          storeHalves8(dst(nn, c, true), xv);
+      if constexpr (Group > 1) {
+        TQ_UNROLL
+        for (int k = 0; k < GPT; ++k) {
+          const int gi = tid + k * NT, nn = gi / GPR, q = gi % GPR;
+          if (gi >= kGroups)
+            break;
+          TQ_UNROLL
+          for (int j = 0; j < Group; ++j) {
+            uint32_t wk[2], wv[2];
+            groupUnit<KInfo::kCodeBits>(gk[k], j, wk);
+            groupUnit<VInfo::kCodeBits>(gv[k], j, wv);
+            *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, false)) =
+                unitHalves<KInfo>(wk, lutK);
+            *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, true)) =
+                unitHalves<VInfo>(wv, lutV);
+          }
+        }
+      } else {
+        TQ_UNROLL
+        for (int k = 0; k < UPT; ++k) {
+          const int u = tid + k * NT, nn = u / UPR, c = u % UPR;
+          if (u >= kUnits)
+            break;
+          // Zero codes past the end are finite; their scalars are 0.
+          const Chunk ck = kLean ? pk[k].finish() : pk[k].ready;
+          const Chunk cv = kLean ? pv[k].finish() : pv[k].ready;
+          const uint32_t wk[2] = {ck.w[0], ck.w[1]}, wv[2] = {cv.w[0], cv.w[1]};
+          if constexpr (kLean) { // UnitLut tables
+            *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
+                unitHalves<KInfo>(wk, lutK);
+            *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
+                unitHalves<VInfo>(wv, lutV);
+          } else { // float levels
+            float xk[8], xv[8];
+            unitValues<KInfo>(wk, lutK, xk);
+            unitValues<VInfo>(wv, lutV, xv);
+            storeHalves8(dst(nn, c, false), xk);
+            storeHalves8(dst(nn, c, true), xv);
+          }
         }
       }
     } else {

@@ -40,6 +40,14 @@
 #ifndef TQ_EXTEND_WGMMA_H
 #define TQ_EXTEND_WGMMA_H
 
+/* KvTileStream's Group for this kernel's prefix tiles: 1 (a unit per
+ * thread per pass), or 4 (four consecutive units of a token per thread:
+ * whole code words, one block-table lookup per token). A developer knob
+ * (TQC_DEVICE_DEFINES) until it is measured. */
+#ifndef TQ_EXTEND_UNIT_GROUP
+#define TQ_EXTEND_UNIT_GROUP 1
+#endif
+
 namespace tq {
 
 template <class Spec> struct ExtendWgmmaPlan {
@@ -184,7 +192,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       // --- Producer: tile i into buffer i % 2 once its consumers are done
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
-      using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64>;
+      using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64,
+                                 TQ_EXTEND_UNIT_GROUP>;
       static_assert(Stream::kStep % 8 == 0,
                     "a thread's units 8k token rows apart");
       Stream tiles(a, b, kvh, row0, P, upto,
@@ -225,9 +234,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   // Swizzled rows are 128 bytes apart (64 fp16) wherever a thread's units
   // are whole swizzle periods (8 rows) apart, which whole warpgroups give.
-  static_assert(KvTileStream<Spec, NT, BN, 64>::kStep % 8 == 0,
+  static_assert(KvTileStream<Spec, NT, BN, 64, TQ_EXTEND_UNIT_GROUP>::kStep % 8 == 0,
                 "a thread's units 8k token rows apart");
-  KvTileStream<Spec, NT, BN, 64> tiles(a, b, kvh, row0, P, upto);
+  KvTileStream<Spec, NT, BN, 64, TQ_EXTEND_UNIT_GROUP> tiles(a, b, kvh, row0, P, upto);
   auto stage = [&](int i) {
     tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
     fenceProxyAsyncShared(); // the tile is read by the tensor cores
