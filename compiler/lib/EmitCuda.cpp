@@ -249,7 +249,15 @@ int extendProducerWarps(const KernelConfig &c) {
   if (!c.extendWgmma || !c.extend.present)
     return 0;
   const int n = deviceDefineInt("TQ_EXTEND_PRODUCER_WARPS", 0);
-  return n == 4 ? 4 : 0;
+  if (n == 0 || n == 4)
+    return n;
+  static bool warned = false;
+  if (!warned)
+    llvm::errs() << "tqc: warning: TQ_EXTEND_PRODUCER_WARPS=" << n
+                 << " is not 0 or 4 (one producer warpgroup); the extend "
+                    "runs without one\n";
+  warned = true;
+  return 0;
 }
 
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {

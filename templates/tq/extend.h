@@ -268,23 +268,14 @@ TQ_INLINE void loadGroupWords(const uint8_t *region, int pos, int q,
       w[i] = loadGlobal4(p + 4 * i);
   }
 }
-/* Unit j of a group's words as loadUnitCodes' two words (NB = bits bytes:
- * bits [8·NB·j, 8·NB·(j + 1)) of the group, compile-time shifts). */
+/* Unit j of a group's words as a unit's two code words (NB = bits bytes:
+ * bits [8·NB·j, 8·NB·(j + 1)) of the group; compile-time shifts). */
 template <int NB, int W>
 TQ_INLINE void groupUnit(const uint32_t (&a)[W], int j, uint32_t (&w)[2]) {
-  const int bit = 8 * NB * j, wi = bit / 32, sh = bit % 32;
+  const int byte = NB * j, wi = byte / 4;
   auto word = [&](int i) { return i < W ? a[i] : 0u; };
-  w[0] = sh ? funnelShiftRight(word(wi), word(wi + 1), uint32_t(sh)) : word(wi);
-  w[1] = sh ? funnelShiftRight(word(wi + 1), word(wi + 2), uint32_t(sh))
-            : word(wi + 1);
-  if constexpr (NB < 4) {
-    w[0] &= (1u << (8 * NB)) - 1u;
-    w[1] = 0u;
-  } else if constexpr (NB == 4) {
-    w[1] = 0u;
-  } else if constexpr (NB < 8) {
-    w[1] &= (1u << (8 * (NB - 4))) - 1u;
-  }
+  const uint32_t around[3] = {word(wi), word(wi + 1), word(wi + 2)};
+  shiftWordsIntoPlace<NB>(around, byte % 4, w[0], w[1]);
 }
 
 /* Workspace of the prepared chunk (abi.h TQ_EXTEND_WORKSPACE_BYTES):

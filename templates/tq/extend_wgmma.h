@@ -193,11 +193,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
       using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64,
-                                 TQ_EXTEND_UNIT_GROUP>;
+                                  TQ_EXTEND_UNIT_GROUP>;
       static_assert(Stream::kStep % 8 == 0,
                     "a thread's units 8k token rows apart");
-      Stream tiles(a, b, kvh, row0, P, upto,
-                   threadIndex() - NT);
+      Stream tiles(a, b, kvh, row0, P, upto, threadIndex() - NT);
       const int numTiles = tiles.numTiles;
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
@@ -234,9 +233,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   // Swizzled rows are 128 bytes apart (64 fp16) wherever a thread's units
   // are whole swizzle periods (8 rows) apart, which whole warpgroups give.
-  static_assert(KvTileStream<Spec, NT, BN, 64, TQ_EXTEND_UNIT_GROUP>::kStep % 8 == 0,
-                "a thread's units 8k token rows apart");
-  KvTileStream<Spec, NT, BN, 64, TQ_EXTEND_UNIT_GROUP> tiles(a, b, kvh, row0, P, upto);
+  using Stream = KvTileStream<Spec, NT, BN, 64, TQ_EXTEND_UNIT_GROUP>;
+  static_assert(Stream::kStep % 8 == 0, "a thread's units 8k token rows apart");
+  Stream tiles(a, b, kvh, row0, P, upto);
   auto stage = [&](int i) {
     tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
     fenceProxyAsyncShared(); // the tile is read by the tensor cores

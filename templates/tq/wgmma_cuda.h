@@ -67,8 +67,9 @@ template <int N> TQ_INLINE void wgmmaWait() {
 /* Warp specialization (sm_90a): a warpgroup hands registers back to the
  * SM's pool (lowerRegisters) or takes them from it (raiseRegisters), to N
  * per thread (a multiple of 8, 24..256); every warp of the warpgroup runs
- * it. The kernel is launched at the register count its launch bounds give
- * (65536 / threads); the roles' counts must fit in the same file. */
+ * it. Registers move only within the CTA's launch allocation (its launch
+ * bounds' count per thread, 65536 / threads rounded down to 8, times the
+ * threads): an increase the others' decreases do not cover waits forever. */
 template <int N> TQ_INLINE void lowerRegisters() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
 }
