@@ -14,7 +14,8 @@
 #             DECODE_PRESETS replaces the list (every preset: "k3v4 k4v4
 #             k8v4 k3v3 k4v2 k2v2 bf16"; a -vllm suffix for that layout)
 #   store     bench/store_bench.py: k3v4, k4v4, bf16
-#   extend    bench/extend_bench.py: k3v4, k4v4 (causal 4K and 1K chunks,
+#   extend    bench/extend_bench.py: k3v4, k4v4 (EXTEND_PRESETS; EXTEND_CASES
+#             picks prefix:chunk cases; default causal 4K and 1K chunks,
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
 #             (NCU_EXTEND_SECTIONS replaces the sections; NCU_EXTEND_CASES
@@ -132,10 +133,14 @@ for stage in $stages; do
     say "store_bench: exit $?"
     ;;
   extend)
-    bundle k3v4 --preset k3v4 --tuning-db "$db"
-    bundle k4v4 --preset k4v4 --tuning-db "$db"
-    python3 bench/extend_bench.py --tqrt build-gpu/runtime \
-      --bundles "$work/k3v4" "$work/k4v4" \
+    dirs=
+    for p in ${EXTEND_PRESETS:-k3v4 k4v4}; do
+      bundle "$p" --preset "$p" --tuning-db "$db"
+      dirs="$dirs $work/$p"
+    done
+    # shellcheck disable=SC2086 # EXTEND_CASES is a list of prefix:chunk
+    python3 bench/extend_bench.py --tqrt build-gpu/runtime --bundles $dirs \
+      ${EXTEND_CASES:+--cases $EXTEND_CASES} \
       --json "$res/extend.json" >"$res/extend.txt" 2>&1
     say "extend_bench: exit $?"
     ;;

@@ -248,7 +248,18 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
 int extendProducerWarps(const KernelConfig &c) {
   if (!c.extendWgmma || !c.extend.present)
     return 0;
-  const int n = deviceDefineInt("TQ_EXTEND_PRODUCER_WARPS", 0);
+  // Measured on the H200 (bench/results/2026-12-03-session20-h200 run2,
+  // run3: 4K new tokens over a 28K prefix, grouped units both ways): the
+  // producer warpgroup wins where a key unit dequantizes by pair tables
+  // (Lloyd-Max <= 3 bits) or without tables (fp8): k3v4 6246 -> 5711 us,
+  // k3v3 6248 -> 5717, k2v2 6130 -> 5538, k8v4 6598 -> 6184. With 4-bit
+  // Lloyd-Max keys (a table lookup per coordinate) its one warpgroup
+  // cannot keep up with the consumers: k4v4 6290 -> 7364, k4v2 6418 ->
+  // 6728; those run in step. TQ_EXTEND_PRODUCER_WARPS (0 or 4) overrides.
+  const bool keyLookupPerCoordinate =
+      c.key.quant.kind == QuantKind::LloydMax && c.key.quant.codeBits() > 3;
+  const int n = deviceDefineInt("TQ_EXTEND_PRODUCER_WARPS",
+                                keyLookupPerCoordinate ? 0 : 4);
   if (n == 0 || n == 4)
     return n;
   static bool warned = false;
@@ -258,6 +269,22 @@ int extendProducerWarps(const KernelConfig &c) {
                     "runs without one\n";
   warned = true;
   return 0;
+}
+
+int extendUnitGroup() {
+  // Measured (run1, run3 of bench/results/2026-12-03-session20-h200): 4
+  // units per thread took the in-step kernel over a 28K prefix from 6714
+  // to 6246 us (k3v4), 6755 to 6290 (k4v4). TQ_EXTEND_UNIT_GROUP (1 or 4)
+  // overrides.
+  const int n = deviceDefineInt("TQ_EXTEND_UNIT_GROUP", 4);
+  if (n == 1 || n == 4)
+    return n;
+  static bool warned = false;
+  if (!warned)
+    llvm::errs() << "tqc: warning: TQ_EXTEND_UNIT_GROUP=" << n
+                 << " is not 1 or 4; the extend groups 4 units\n";
+  warned = true;
+  return 4;
 }
 
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
@@ -475,7 +502,11 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
        << "  // Its producer warps (warp specialization) and all its warps.\n"
        << "  static constexpr int kExtendProducerWarps = "
        << extendProducerWarps(c) << ", kExtendCtaWarps = "
-       << c.extend.warps + extendProducerWarps(c) << ";\n};\n";
+       << c.extend.warps + extendProducerWarps(c) << ";\n"
+       << "  // Prefix units per thread (1 where the layout's code words do "
+          "not allow 4).\n"
+       << "  static constexpr int kExtendUnitGroup = " << extendUnitGroup()
+       << ";\n};\n";
   os << "\n#include \"tq/store.h\"\n"
      << "#include \"tq/decode.h\"\n";
   if (c.extend.present)

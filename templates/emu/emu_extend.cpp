@@ -32,7 +32,7 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
   emu::runCta(0, 0, 0, 32, [&] {
     if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
       const auto *src = IsKey ? Spec::keyLevels() : Spec::valueLevels();
-      tq::extend_detail::fillUnitLut<Info>(lut, src, 32);
+      tq::extend_detail::fillUnitLut<Info>(lut, src);
       tq::decode_detail::fillLevels<Info>(levels, src);
     }
   });
@@ -61,7 +61,8 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
  * the mma.sync kernel runs here (codes aligned at issue(), float levels),
  * over every prefix and chunk tile of every sequence and KV head: the K/V
  * tiles and the per-token scalars bit for bit; the grouped-unit form
- * (TQ_EXTEND_UNIT_GROUP=4: four units of a token per thread) the same. */
+ * (Spec::kExtendUnitGroup 4, the default: four units of a token per
+ * thread) the same. */
 static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &prefix,
                           const std::vector<int32_t> &cu, int batch) {
   using KInfo = tq::TensorInfo<Spec, true>;
@@ -70,31 +71,38 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
   constexpr int D = Spec::kHeadDim, BN = 64, NT = 128;
   using Lean = ed::KvTileStream<Spec, NT, BN, D>;  // rows D halves apart
   using Plain = ed::KvTileStream<Spec, NT, BN, 0>;
-  using Grouped = ed::KvTileStream<Spec, NT, BN, D, 4>; // TQ_EXTEND_UNIT_GROUP=4
+  using Grouped = ed::KvTileStream<Spec, NT, BN, D, 4>; // kExtendUnitGroup 4
   static uint32_t lutK[ed::UnitLut<KInfo>::kWords], lutV[ed::UnitLut<VInfo>::kWords];
   static float levK[KInfo::kLevels], levV[VInfo::kLevels];
   static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D], tileG[2][2 * BN * D];
   static float scL[4][2][BN], scP[4][2][BN], scG[4][2][BN];
   int bad = 0, tiles = 0;
-  emu::runCta(0, 0, 0, NT, [&] {
-    const int tid = tq::threadIndex();
+  // Laid out as the warp-specialized kernel is (TQ_EXTEND_PRODUCER_WARPS):
+  // threads NT..2NT-1 stage the lean and grouped forms with their index
+  // less NT and fill the fp16 tables from their first warp; threads
+  // 0..NT-1 the mma.sync form.
+  emu::runCta(0, 0, 0, 2 * NT, [&] {
+    const int tid = tq::threadIndex(), ptid = tid - NT;
+    const bool producer = tid >= NT;
+    if (tq::warpIndex() == NT / 32) {
+      if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+        ed::fillUnitLut<KInfo>(lutK, Spec::keyLevels());
+      if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
+        ed::fillUnitLut<VInfo>(lutV, Spec::valueLevels());
+    }
     if (tq::warpIndex() == 0) {
-      if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
-        ed::fillUnitLut<KInfo>(lutK, Spec::keyLevels(), 32);
+      if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
         tq::decode_detail::fillLevels<KInfo>(levK, Spec::keyLevels());
-      }
-      if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX) {
-        ed::fillUnitLut<VInfo>(lutV, Spec::valueLevels(), 32);
+      if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
         tq::decode_detail::fillLevels<VInfo>(levV, Spec::valueLevels());
-      }
     }
     tq::barrier();
     for (int b = 0; b < batch; ++b)
       for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh) {
         const int upto = a.key ? cu[b + 1] - cu[b] : 0;
-        Lean lean(a, b, kvh, cu[b], prefix[b], upto);
+        Lean lean(a, b, kvh, cu[b], prefix[b], upto, ptid);
         Plain plain(a, b, kvh, cu[b], prefix[b], upto);
-        Grouped grouped(a, b, kvh, cu[b], prefix[b], upto);
+        Grouped grouped(a, b, kvh, cu[b], prefix[b], upto, ptid);
         for (int i = 0; i < lean.numTiles; ++i) {
           if (tid == 0) {
             std::fill(&tileL[i & 1][0], &tileL[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
@@ -105,12 +113,15 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
           auto at = [&](uint16_t *t) {
             return [=](int nn, int c, bool value) { return t + (value ? BN * D : 0) + nn * D + c * 8; };
           };
-          lean.issue(i, at(tileL[i & 1]));
-          lean.stage(i, at(tileL[i & 1]), lutK, lutV, scL[0], scL[1], scL[2], scL[3]);
-          plain.issue(i, at(tileP[i & 1]));
-          plain.stage(i, at(tileP[i & 1]), levK, levV, scP[0], scP[1], scP[2], scP[3]);
-          grouped.issue(i, at(tileG[i & 1]));
-          grouped.stage(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2], scG[3]);
+          if (producer) {
+            lean.issue(i, at(tileL[i & 1]));
+            lean.stage(i, at(tileL[i & 1]), lutK, lutV, scL[0], scL[1], scL[2], scL[3]);
+            grouped.issue(i, at(tileG[i & 1]));
+            grouped.stage(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2], scG[3]);
+          } else {
+            plain.issue(i, at(tileP[i & 1]));
+            plain.stage(i, at(tileP[i & 1]), levK, levV, scP[0], scP[1], scP[2], scP[3]);
+          }
           tq::barrier();
           if (tid == 0) {
             ++tiles;

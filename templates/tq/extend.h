@@ -173,13 +173,14 @@ template <class Info> struct UnitLut {
       kPairs ? 1 << (2 * Info::kCodeBits) : Info::kLevels;
 };
 
-/* Fills the table from the Spec's levels: threads 0..nthreads-1 take the
- * entries in turn (the kernels call it from warp 0). */
+/* Fills the table from the Spec's levels, called by one warp (any: the
+ * warp-specialized kernel's producer warpgroup fills it from its first
+ * warp), whose lanes take the entries in turn. */
 template <class Info, class L>
-TQ_INLINE void fillUnitLut(uint32_t *lut, const L *levels, int nthreads) {
+TQ_INLINE void fillUnitLut(uint32_t *lut, const L *levels) {
   if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX) {
     constexpr int B = Info::kCodeBits, M = (1 << B) - 1;
-    for (int f = threadIndex(); f < UnitLut<Info>::kWords; f += nthreads) {
+    for (int f = laneIndex(); f < UnitLut<Info>::kWords; f += kWarpSize) {
       if constexpr (UnitLut<Info>::kPairs)
         lut[f] = packHalf2(float(levels[f & M]), float(levels[f >> B]));
       else
@@ -312,6 +313,22 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
   }
 }
 
+/* Whether KvTileStream's grouped form (Group consecutive units of a token
+ * row per thread, NT threads) holds for this Spec: whole token rows of
+ * groups per pass and, for keys and values, whole aligned 32-bit code
+ * words per group. */
+template <class Spec, int NT, int Group>
+constexpr bool unitsGroupable() {
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  constexpr int UPR = Spec::kHeadDim / 8;
+  return Group == 1 ||
+         (UPR % Group == 0 && NT % (UPR / Group) == 0 &&
+          Group * KInfo::kCodeBits % 4 == 0 &&
+          Group * VInfo::kCodeBits % 4 == 0 && KInfo::kCodesAlign >= 4 &&
+          VInfo::kCodesAlign >= 4);
+}
+
 /* The key/value tiles one extend CTA walks, in order: its sequence's
  * prefix (raw codes from the paged cache, dequantized into fp16), then,
  * causally, the chunk's up to the CTA's last token (the prep's fp16 rows by
@@ -347,11 +364,7 @@ struct KvTileStream {
                        GPT = (kGroups + NT - 1) / NT;
   static constexpr int KW = Group * KInfo::kCodeBits / 4,
                        VW = Group * VInfo::kCodeBits / 4;
-  static_assert(Group == 1 ||
-                    (kLean && UPR % Group == 0 && NT % GPR == 0 &&
-                     Group * KInfo::kCodeBits % 4 == 0 &&
-                     Group * VInfo::kCodeBits % 4 == 0 &&
-                     KInfo::kCodesAlign >= 4 && VInfo::kCodesAlign >= 4),
+  static_assert(Group == 1 || (kLean && unitsGroupable<Spec, NT, Group>()),
                 "grouped units: whole aligned code words per group");
 
   const tq_extend_args &a;

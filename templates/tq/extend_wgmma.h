@@ -30,7 +30,8 @@
  * (full: written, empty: read by every consumer), and the consumer
  * warpgroups run S, the softmax and P·V each at its own pace, so one's
  * softmax runs under the other's products and neither waits on a copy.
- * setmaxnreg splits the CTA's registers (producer 112, consumers 192).
+ * setmaxnreg splits the CTA's registers (producer 112 or 104, consumers
+ * 184).
  *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
@@ -40,13 +41,6 @@
 #ifndef TQ_EXTEND_WGMMA_H
 #define TQ_EXTEND_WGMMA_H
 
-/* KvTileStream's Group for this kernel's prefix tiles: 1 (a unit per
- * thread per pass), or 4 (four consecutive units of a token per thread:
- * whole code words, one block-table lookup per token). A developer knob
- * (TQC_DEVICE_DEFINES) until it is measured. */
-#ifndef TQ_EXTEND_UNIT_GROUP
-#define TQ_EXTEND_UNIT_GROUP 1
-#endif
 
 namespace tq {
 
@@ -64,12 +58,26 @@ template <class Spec> struct ExtendWgmmaPlan {
   // setmaxnreg moves registers between the roles within what the CTA was
   // launched with (its launch bounds' count, 65536 / threads rounded down
   // to 8, per thread): an increase past that waits forever. 384 threads:
-  // 168 each; producer 112 (no spills for k3v4/k4v4/k2v2/k8v4 at
-  // head_dim 128), consumers 192.
+  // 168 each. ptxas's spills under the split are not monotonic in it (the
+  // table in docs/NOTES.md, session 20): producer 112 / consumers 184
+  // spill nothing for the presets that take the producer by default
+  // (k3v4, k3v3, k2v2 at head_dim 64 and 128) except fp8 keys (k8v4: 20
+  // bytes at head_dim 128), which spill nothing at 104 / 184.
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
-  static constexpr int kProducerRegs = 112, kConsumerRegs = 192;
+  static constexpr int kProducerRegs =
+      TensorInfo<Spec, true>::kCodeBits == 8 ? 104 : 112;
+  static constexpr int kConsumerRegs = 184;
   static constexpr int BN = Spec::kExtendBlockN;
+  // KvTileStream's Group for the prefix tiles: the compiler's choice
+  // (Spec::kExtendUnitGroup, 4: four consecutive units of a token per
+  // thread, whole code words, one block-table lookup per token) where the
+  // layout's code words allow it (both thread counts are multiples of
+  // 128), else a unit per thread per pass.
+  static constexpr int kUnitGroup =
+      extend_detail::unitsGroupable<Spec, 128, Spec::kExtendUnitGroup>()
+          ? Spec::kExtendUnitGroup
+          : 1;
   static constexpr int kRows = 16 * NW;
   static constexpr int kTokTile = kRows / G;
   static constexpr int kQBytes = kRows * D * 2;
@@ -152,9 +160,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
-      fillUnitLut<KInfo>(sLutK, Spec::keyLevels(), kWarpSize);
+      fillUnitLut<KInfo>(sLutK, Spec::keyLevels());
     if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
-      fillUnitLut<VInfo>(sLutV, Spec::valueLevels(), kWarpSize);
+      fillUnitLut<VInfo>(sLutV, Spec::valueLevels());
   }
   if constexpr (kSpecialized) {
     if (threadIndex() == 0) {
@@ -192,8 +200,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       // --- Producer: tile i into buffer i % 2 once its consumers are done
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
-      using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64,
-                                  TQ_EXTEND_UNIT_GROUP>;
+      using Stream =
+          KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
       static_assert(Stream::kStep % 8 == 0,
                     "a thread's units 8k token rows apart");
       Stream tiles(a, b, kvh, row0, P, upto, threadIndex() - NT);
@@ -233,7 +241,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   // Swizzled rows are 128 bytes apart (64 fp16) wherever a thread's units
   // are whole swizzle periods (8 rows) apart, which whole warpgroups give.
-  using Stream = KvTileStream<Spec, NT, BN, 64, TQ_EXTEND_UNIT_GROUP>;
+  using Stream = KvTileStream<Spec, NT, BN, 64, Pl::kUnitGroup>;
   static_assert(Stream::kStep % 8 == 0, "a thread's units 8k token rows apart");
   Stream tiles(a, b, kvh, row0, P, upto);
   auto stage = [&](int i) {

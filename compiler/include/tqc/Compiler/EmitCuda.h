@@ -47,10 +47,14 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan);
 
 /// Producer warps of the warpgroup-mma extend (extend_wgmma.h's warp
 /// specialization: a warpgroup that loads and dequantizes the K/V tiles
-/// beside the kExtendWarps consumer warps), 0 where every warp does both.
-/// A developer knob (TQC_DEVICE_DEFINES TQ_EXTEND_PRODUCER_WARPS=4) until
-/// it is measured.
+/// beside the kExtendWarps consumer warps), 0 where every warp does both:
+/// 4 unless the keys are Lloyd-Max codes of more than 3 bits (measured;
+/// TQC_DEVICE_DEFINES TQ_EXTEND_PRODUCER_WARPS=0|4 overrides).
 int extendProducerWarps(const KernelConfig &c);
+
+/// Consecutive prefix units a thread of the warpgroup-mma extend stages
+/// (extend.h KvTileStream's Group): 4, or TQ_EXTEND_UNIT_GROUP=1|4.
+int extendUnitGroup();
 
 /// The kernels a configuration produces, in launch order per dtype.
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c);
