@@ -14,12 +14,15 @@
 #include "tqc/numerics/sketch.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
 #include <cstdlib>
+#include <set>
+#include <string>
 
 namespace tqc {
 
@@ -174,20 +177,30 @@ int deviceDefineInt(const char *knob, int fallback) {
   return fallback;
 }
 
+/// A developer knob's value (deviceDefineInt) where `accepted` holds it;
+/// else `instead`, with a warning (once per knob) naming the value, what
+/// is wrong with it (`problem`) and what is used (`effect`).
+int checkedKnob(const char *knob, int fallback,
+                llvm::function_ref<bool(int)> accepted, const char *problem,
+                int instead, const char *effect) {
+  const int n = deviceDefineInt(knob, fallback);
+  if (accepted(n))
+    return n;
+  static std::set<std::string> warned;
+  if (warned.insert(knob).second)
+    llvm::errs() << "tqc: warning: " << knob << "=" << n << " " << problem
+                 << "; " << effect << "\n";
+  return instead;
+}
+
 /// Tokens per store CTA: 1 (grid max_tokens), or the developer knob
 /// TQ_STORE_TILE_TOKENS (grid token_tiles; store.h then loads the next
 /// token's rows while a warp computes the current one). Not yet measured on
 /// the H200: a knob until it is.
 int storeTileTokens() {
-  const int n = deviceDefineInt("TQ_STORE_TILE_TOKENS", 1);
-  if (n >= 1 && n <= 64)
-    return n;
-  static bool warned = false;
-  if (!warned)
-    llvm::errs() << "tqc: warning: TQ_STORE_TILE_TOKENS=" << n
-                 << " is outside 1..64; the store takes 1 token per CTA\n";
-  warned = true;
-  return 1;
+  return checkedKnob(
+      "TQ_STORE_TILE_TOKENS", 1, [](int n) { return n >= 1 && n <= 64; },
+      "is outside 1..64", 1, "the store takes 1 token per CTA");
 }
 
 } // namespace
@@ -258,17 +271,11 @@ int extendProducerWarps(const KernelConfig &c) {
   // 6728; those run in step. TQ_EXTEND_PRODUCER_WARPS (0 or 4) overrides.
   const bool keyLookupPerCoordinate =
       c.key.quant.kind == QuantKind::LloydMax && c.key.quant.codeBits() > 3;
-  const int n = deviceDefineInt("TQ_EXTEND_PRODUCER_WARPS",
-                                keyLookupPerCoordinate ? 0 : 4);
-  if (n == 0 || n == 4)
-    return n;
-  static bool warned = false;
-  if (!warned)
-    llvm::errs() << "tqc: warning: TQ_EXTEND_PRODUCER_WARPS=" << n
-                 << " is not 0 or 4 (one producer warpgroup); the extend "
-                    "runs without one\n";
-  warned = true;
-  return 0;
+  return checkedKnob(
+      "TQ_EXTEND_PRODUCER_WARPS", keyLookupPerCoordinate ? 0 : 4,
+      [](int n) { return n == 0 || n == 4; },
+      "is not 0 or 4 (one producer warpgroup)", 0,
+      "the extend runs without one");
 }
 
 int extendUnitGroup() {
@@ -276,15 +283,9 @@ int extendUnitGroup() {
   // units per thread took the in-step kernel over a 28K prefix from 6714
   // to 6246 us (k3v4), 6755 to 6290 (k4v4). TQ_EXTEND_UNIT_GROUP (1 or 4)
   // overrides.
-  const int n = deviceDefineInt("TQ_EXTEND_UNIT_GROUP", 4);
-  if (n == 1 || n == 4)
-    return n;
-  static bool warned = false;
-  if (!warned)
-    llvm::errs() << "tqc: warning: TQ_EXTEND_UNIT_GROUP=" << n
-                 << " is not 1 or 4; the extend groups 4 units\n";
-  warned = true;
-  return 4;
+  return checkedKnob(
+      "TQ_EXTEND_UNIT_GROUP", 4, [](int n) { return n == 1 || n == 4; },
+      "is not 1 or 4", 4, "the extend groups 4 units");
 }
 
 std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {

@@ -162,13 +162,25 @@ TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
   }
 }
 
+/* The widest Lloyd-Max codes that take the pair table: 3 (64 entries), or
+ * 4 (256 entries, 1 KiB per tensor; a developer knob, TQC_DEVICE_DEFINES,
+ * until it is measured: 4-bit codes otherwise take a lookup and a
+ * conversion per coordinate, the cost that keeps 4-bit keys off the
+ * producer warpgroup). */
+#ifndef TQ_EXTEND_PAIR_TABLE_BITS
+#define TQ_EXTEND_PAIR_TABLE_BITS 3
+#endif
+static_assert(TQ_EXTEND_PAIR_TABLE_BITS == 3 || TQ_EXTEND_PAIR_TABLE_BITS == 4,
+              "TQ_EXTEND_PAIR_TABLE_BITS: 3 or 4");
+
 /* A tensor's dequantization table in shared memory (32-bit words):
- * Lloyd-Max codes of up to 3 bits take the pair table, entry c0 | c1 << b
- * = half2(level c0, level c1), so a unit's 8 values are 4 lookups and no
- * conversions; other Lloyd-Max codes the float levels; the rest none. */
+ * Lloyd-Max codes of up to TQ_EXTEND_PAIR_TABLE_BITS bits take the pair
+ * table, entry c0 | c1 << b = half2(level c0, level c1), so a unit's 8
+ * values are 4 lookups and no conversions; other Lloyd-Max codes the float
+ * levels; the rest none. */
 template <class Info> struct UnitLut {
-  static constexpr bool kPairs =
-      Info::kQuant == TQ_QUANT_LLOYD_MAX && Info::kCodeBits <= 3;
+  static constexpr bool kPairs = Info::kQuant == TQ_QUANT_LLOYD_MAX &&
+                                 Info::kCodeBits <= TQ_EXTEND_PAIR_TABLE_BITS;
   static constexpr int kWords =
       kPairs ? 1 << (2 * Info::kCodeBits) : Info::kLevels;
 };

@@ -41,6 +41,13 @@
 #ifndef TQ_EXTEND_WGMMA_H
 #define TQ_EXTEND_WGMMA_H
 
+/* Warp specialization's consumers: 1 overlaps tile i's softmax with O +=
+ * P(i-1)·V(i-1) (FA3's intra-warpgroup overlap; P(i-1) held as fp16
+ * fragments meanwhile, 32 more live registers); 0 runs them in turn. A
+ * developer knob (TQC_DEVICE_DEFINES) until it is measured. */
+#ifndef TQ_EXTEND_OVERLAP
+#define TQ_EXTEND_OVERLAP 0
+#endif
 
 namespace tq {
 
@@ -275,39 +282,86 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
     wgmmaCommit();
   };
-  auto attendTile = [&](int buf, int cnt, bool causal, int chunkBase) {
-    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
-    wgmmaWait<0>();
-    wgmmaPin(s);
-    float corr[2];
-    const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
-        s, rf, qs, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf], cnt, causal,
-        chunkBase, t, m, l, zb, corr);
-    if (rescale) {
-      TQ_UNROLL
-      for (int j = 0; j < OT; ++j) {
-        o[j][0] *= corr[0], o[j][1] *= corr[0];
-        o[j][2] *= corr[1], o[j][3] *= corr[1];
-      }
-    }
-    uint32_t pa[VS][4];
+  // The online softmax of tile i's scores in s (waited for): s becomes the
+  // probabilities; true where o must be rescaled by corr.
+  auto softmaxTile = [&](int i, float (&corr)[2]) {
+    const int buf = i & 1;
+    return scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
+        s, rf, qs, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf],
+        tiles.count(i), tiles.isChunk(i), tiles.start(i), t, m, l, zb, corr);
+  };
+  auto rescaleO = [&](const float (&corr)[2]) {
     TQ_UNROLL
-    for (int kv = 0; kv < VS; ++kv)
-      probFragment(s, kv, pa[kv]);
+    for (int j = 0; j < OT; ++j) {
+      o[j][0] *= corr[0], o[j][1] *= corr[0];
+      o[j][2] *= corr[1], o[j][3] *= corr[1];
+    }
+  };
+  // O += P·V over buffer buf's value tile, issued (not waited for); pa must
+  // stay unchanged until it completes.
+  auto issueValues = [&](int buf, const uint32_t (&pa)[VS][4]) {
+    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaFence();
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
       wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
     wgmmaCommit();
   };
+  auto attendTile = [&](int i) {
+    wgmmaWait<0>();
+    wgmmaPin(s);
+    float corr[2];
+    if (softmaxTile(i, corr))
+      rescaleO(corr);
+    uint32_t pa[VS][4];
+    TQ_UNROLL
+    for (int kv = 0; kv < VS; ++kv)
+      probFragment(s, kv, pa[kv]);
+    issueValues(i & 1, pa);
+  };
 
   const int numTiles = tiles.numTiles;
-  if constexpr (kSpecialized) {
+  if constexpr (kSpecialized && TQ_EXTEND_OVERLAP) {
+    // --- Consumers, overlapped: S(i) and O += P(i-1)·V(i-1) issued
+    // together, tile i's softmax while the second runs; o is rescaled once
+    // it completes (P(i-1) was relative to the previous maximum).
+    uint32_t pa[VS][4];
+    for (int i = 0; i < numTiles; ++i) {
+      barrierWait(&sFull[i & 1], (i >> 1) & 1);
+      issueScores(i & 1);
+      if (i > 0) {
+        issueValues((i - 1) & 1, pa);
+        wgmmaWait<1>(); // S(i) done (groups complete in order)
+      } else {
+        wgmmaWait<0>();
+      }
+      wgmmaPin(s);
+      float corr[2];
+      const bool rescale = softmaxTile(i, corr);
+      if (i > 0) {
+        wgmmaWait<0>(); // O += P(i-1)·V(i-1) done: buffer (i-1) & 1 read
+        wgmmaPin(o);
+        barrierArrive(&sEmpty[(i - 1) & 1]);
+      }
+      if (rescale)
+        rescaleO(corr);
+      TQ_UNROLL
+      for (int kv = 0; kv < VS; ++kv)
+        probFragment(s, kv, pa[kv]);
+    }
+    if (numTiles > 0) {
+      issueValues((numTiles - 1) & 1, pa);
+      wgmmaWait<0>();
+      wgmmaPin(o);
+      barrierArrive(&sEmpty[(numTiles - 1) & 1]);
+    }
+    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
+  } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {
       barrierWait(&sFull[i & 1], (i >> 1) & 1);
       issueScores(i & 1);
-      attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
+      attendTile(i);
       wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
       wgmmaPin(o);
       barrierArrive(&sEmpty[i & 1]);
@@ -325,7 +379,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       issueScores(i & 1);
       if (i + 1 < numTiles)
         tiles.issue(i + 1, unitAt(i + 1));
-      attendTile(i & 1, tiles.count(i), tiles.isChunk(i), tiles.start(i));
+      attendTile(i);
       if (i + 1 < numTiles)
         stage(i + 1);
       wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 free
