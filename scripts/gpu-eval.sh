@@ -15,7 +15,8 @@
 #             k8v4 k3v3 k4v2 k2v2 bf16"; a -vllm suffix for that layout)
 #   store     bench/store_bench.py: k3v4, k4v4, bf16
 #   extend    bench/extend_bench.py: k3v4, k4v4 (EXTEND_PRESETS; EXTEND_CASES
-#             picks prefix:chunk cases; default causal 4K and 1K chunks,
+#             picks prefix:chunk cases, EXTEND_TQC_ARGS adds tqc options
+#             such as --extend-block-n 64; default causal 4K and 1K chunks,
 #             4K over a 28K prefix, 1K over 8K) vs SDPA
 #   ncu-extend  ncu sections of the k3v4 extend kernel, causal 4K chunk
 #             (NCU_EXTEND_SECTIONS replaces the sections; NCU_EXTEND_CASES
@@ -135,7 +136,8 @@ for stage in $stages; do
   extend)
     dirs=
     for p in ${EXTEND_PRESETS:-k3v4 k4v4}; do
-      bundle "$p" --preset "$p" --tuning-db "$db"
+      # shellcheck disable=SC2086 # EXTEND_TQC_ARGS: more tqc options
+      bundle "$p" --preset "$p" --tuning-db "$db" ${EXTEND_TQC_ARGS:-}
       dirs="$dirs $work/$p"
     done
     # shellcheck disable=SC2086 # EXTEND_CASES is a list of prefix:chunk
