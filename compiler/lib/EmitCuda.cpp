@@ -269,8 +269,12 @@ int extendProducerWarps(const KernelConfig &c) {
   // Lloyd-Max keys (a table lookup per coordinate) its one warpgroup
   // cannot keep up with the consumers: k4v4 6290 -> 7364, k4v2 6418 ->
   // 6728; those run in step. TQ_EXTEND_PRODUCER_WARPS (0 or 4) overrides.
+  // extend.h UnitLut: Lloyd-Max codes up to TQ_EXTEND_PAIR_TABLE_BITS
+  // (default 3) take pair tables; the rule follows that default.
+  constexpr int kPairTableBits = 3;
   const bool keyLookupPerCoordinate =
-      c.key.quant.kind == QuantKind::LloydMax && c.key.quant.codeBits() > 3;
+      c.key.quant.kind == QuantKind::LloydMax &&
+      c.key.quant.codeBits() > kPairTableBits;
   return checkedKnob(
       "TQ_EXTEND_PRODUCER_WARPS", keyLookupPerCoordinate ? 0 : 4,
       [](int n) { return n == 0 || n == 4; },
@@ -490,6 +494,7 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   }
   if (!c.extend.present)
     os << "// extend: not in this bundle (" << c.extendNote << ")\n";
+  const int producerWarps = extendProducerWarps(c);
   if (c.extend.present)
     os << "// Extend plan (tq-plan-launch), for every bucket: "
        << c.extendTileTokens() << " chunk tokens x " << c.gqaRatio()
@@ -501,9 +506,8 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
        << "  static constexpr bool kExtendWgmma = "
        << (c.extendWgmma ? "true" : "false") << ";\n"
        << "  // Its producer warps (warp specialization) and all its warps.\n"
-       << "  static constexpr int kExtendProducerWarps = "
-       << extendProducerWarps(c) << ", kExtendCtaWarps = "
-       << c.extend.warps + extendProducerWarps(c) << ";\n"
+       << "  static constexpr int kExtendProducerWarps = " << producerWarps
+       << ", kExtendCtaWarps = " << c.extend.warps + producerWarps << ";\n"
        << "  // Prefix units per thread (1 where the layout's code words do "
           "not allow 4).\n"
        << "  static constexpr int kExtendUnitGroup = " << extendUnitGroup()
