@@ -264,17 +264,18 @@ int extendProducerWarps(const KernelConfig &c) {
   // Measured on the H200 (bench/results/2026-12-03-session20-h200 run2,
   // run3: 4K new tokens over a 28K prefix, grouped units both ways): the
   // producer warpgroup wins where a key unit dequantizes by pair tables
-  // (Lloyd-Max <= 3 bits) or without tables (fp8): k3v4 6246 -> 5711 us,
-  // k3v3 6248 -> 5717, k2v2 6130 -> 5538, k8v4 6598 -> 6184. With 4-bit
-  // Lloyd-Max keys (a table lookup per coordinate) its one warpgroup
-  // cannot keep up with the consumers: k4v4 6290 -> 7364, k4v2 6418 ->
-  // 6728; those run in step. TQ_EXTEND_PRODUCER_WARPS (0 or 4) overrides.
-  // extend.h UnitLut: Lloyd-Max codes up to TQ_EXTEND_PAIR_TABLE_BITS
-  // (default 3) take pair tables; the rule follows that default.
-  constexpr int kPairTableBits = 3;
+  // or without tables (fp8): k3v4 6246 -> 5711 us, k3v3 6248 -> 5717, k2v2
+  // 6130 -> 5538, k8v4 6598 -> 6184. With a table lookup per coordinate
+  // (4-bit Lloyd-Max keys when the pair tables stopped at 3 bits) its one
+  // warpgroup could not keep up with the consumers (k4v4 6290 -> 7364);
+  // on 4-bit pair tables it does (session 21 run1: k4v4 in step 6288,
+  // producer 5878). TQ_EXTEND_PRODUCER_WARPS (0 or 4) overrides; the rule
+  // follows extend.h's TQ_EXTEND_PAIR_TABLE_BITS (UnitLut: Lloyd-Max codes
+  // up to that many bits take pair tables; default 4).
+  const int pairTableBits = deviceDefineInt("TQ_EXTEND_PAIR_TABLE_BITS", 4);
   const bool keyLookupPerCoordinate =
       c.key.quant.kind == QuantKind::LloydMax &&
-      c.key.quant.codeBits() > kPairTableBits;
+      c.key.quant.codeBits() > pairTableBits;
   return checkedKnob(
       "TQ_EXTEND_PRODUCER_WARPS", keyLookupPerCoordinate ? 0 : 4,
       [](int n) { return n == 0 || n == 4; },

@@ -27,11 +27,13 @@
  * Warp specialization (Spec::kExtendProducerWarps = 4, FA3's structure): a
  * producer warpgroup after the consumer warps does all the tile loading and
  * dequantization into the same two buffers, handing them over by mbarriers
- * (full: written, empty: read by every consumer), and the consumer
- * warpgroups run S, the softmax and P·V each at its own pace, so one's
- * softmax runs under the other's products and neither waits on a copy.
- * setmaxnreg splits the CTA's registers (producer 112 or 104, consumers
- * 184).
+ * (full: written, empty: read by every consumer; one pair per tensor, so
+ * a key tile is refilled while the value tile beside it is still being
+ * multiplied), and the consumer warpgroups run S, the softmax and P·V each
+ * at its own pace, so one's softmax runs under the other's products and
+ * neither waits on a copy.
+ * setmaxnreg splits the CTA's registers (producer 104-120 by the key
+ * codes, consumers 184).
  *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
@@ -47,6 +49,15 @@
  * developer knob (TQC_DEVICE_DEFINES) until it is measured. */
 #ifndef TQ_EXTEND_OVERLAP
 #define TQ_EXTEND_OVERLAP 0
+#endif
+/* Warp specialization's consumers: 1 takes turns between the two consumer
+ * warpgroups in issuing a tile's products (FA3's ping-pong: named barrier
+ * 2 + w is warpgroup w's turn), so the tensor cores run one warpgroup's
+ * products while the other computes its softmax instead of both doing
+ * each at once; 0 lets each issue as soon as its operands are ready. A
+ * developer knob until it is measured. */
+#ifndef TQ_EXTEND_PINGPONG
+#define TQ_EXTEND_PINGPONG 0
 #endif
 
 namespace tq {
@@ -66,14 +77,15 @@ template <class Spec> struct ExtendWgmmaPlan {
   // launched with (its launch bounds' count, 65536 / threads rounded down
   // to 8, per thread): an increase past that waits forever. 384 threads:
   // 168 each. ptxas's spills under the split are not monotonic in it (the
-  // table in docs/NOTES.md, session 20): producer 112 / consumers 184
-  // spill nothing for the presets that take the producer by default
-  // (k3v4, k3v3, k2v2 at head_dim 64 and 128) except fp8 keys (k8v4: 20
-  // bytes at head_dim 128), which spill nothing at 104 / 184.
+  // table in docs/NOTES.md, sessions 20-21): producer 112 / consumers 184
+  // spill nothing for k3v4, k3v3, k2v2, k4v2 at head_dim 64 and 128;
+  // fp8 keys (k8v4: 20 bytes at 112) spill nothing at 104, 4-bit keys on
+  // the pair tables (k4v4: 12 bytes at 112, 16 at 104) nothing at 120.
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
+  static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
   static constexpr int kProducerRegs =
-      TensorInfo<Spec, true>::kCodeBits == 8 ? 104 : 112;
+      kKeyBits == 8 ? 104 : kKeyBits == 4 ? 120 : 112;
   static constexpr int kConsumerRegs = 184;
   static constexpr int BN = Spec::kExtendBlockN;
   // KvTileStream's Group for the prefix tiles: the compiler's choice
@@ -160,10 +172,14 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   const int g = lane >> 2, t = lane & 3, wg = warp >> 2;
   constexpr bool kSpecialized = Pl::NP > 0;
   const bool producer = kSpecialized && warp >= Pl::NW;
-  // Warp specialization's ring: full[s] completes when the producer has
-  // written buffer s (its kProducerThreads arrivals), empty[s] when every
-  // consumer thread has finished reading it.
-  TQ_SHARED uint64_t sFull[2], sEmpty[2];
+  // Warp specialization's ring, a barrier pair per tensor and buffer:
+  // fullK[s] completes when the producer has written buffer s's key tile
+  // and the tile's scalars (its kProducerThreads arrivals), fullV[s] its
+  // value tile; emptyK[s] when every consumer thread has its scores'
+  // softmax (the key tile and the scalars read), emptyV[s] when its O +=
+  // P·V is done. Separate halves let the producer refill a key tile while
+  // the consumers still multiply by the value tile beside it.
+  TQ_SHARED uint64_t sFullK[2], sFullV[2], sEmptyK[2], sEmptyV[2];
 
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
@@ -175,8 +191,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     if (threadIndex() == 0) {
       TQ_UNROLL
       for (int i = 0; i < 2; ++i) {
-        barrierInit(&sFull[i], Pl::kProducerThreads);
-        barrierInit(&sEmpty[i], NT);
+        barrierInit(&sFullK[i], Pl::kProducerThreads);
+        barrierInit(&sFullV[i], Pl::kProducerThreads);
+        barrierInit(&sEmptyK[i], NT);
+        barrierInit(&sEmptyV[i], NT);
       }
       fenceBarrierInit();
     }
@@ -204,8 +222,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   if constexpr (kSpecialized) {
     if (producer) {
-      // --- Producer: tile i into buffer i % 2 once its consumers are done
-      // with tile i - 2; a prefix tile's loads are issued one tile ahead.
+      // --- Producer: tile i into buffer i % 2, each half once the
+      // consumers are done with tile i - 2's (a chunk tile's copies write
+      // both, so they wait for both); a prefix tile's loads are issued one
+      // tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
       using Stream =
           KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
@@ -216,12 +236,23 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
       for (int i = 0; i < numTiles; ++i) {
-        barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
-        if (tiles.isChunk(i))
+        const int buf = i & 1;
+        const uint32_t freed = ((i >> 1) & 1) ^ 1;
+        barrierWait(&sEmptyK[buf], freed);
+        if (tiles.isChunk(i)) {
+          barrierWait(&sEmptyV[buf], freed);
           tiles.issue(i, unitAt(i));
-        tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
+        }
+        tiles.template stage<kStageKeys>(i, unitAt(i), sLutK, sLutV, sKs,
+                                         sKz, sVs, sVz);
         fenceProxyAsyncShared(); // the tile is read by the tensor cores
-        barrierArrive(&sFull[i & 1]);
+        barrierArrive(&sFullK[buf]);
+        if (!tiles.isChunk(i))
+          barrierWait(&sEmptyV[buf], freed);
+        tiles.template stage<kStageValues>(i, unitAt(i), sLutK, sLutV, sKs,
+                                           sKz, sVs, sVz);
+        fenceProxyAsyncShared();
+        barrierArrive(&sFullV[buf]);
         if (i + 1 < numTiles && !tiles.isChunk(i + 1))
           tiles.issue(i + 1, unitAt(i + 1));
       }
@@ -320,28 +351,54 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     issueValues(i & 1, pa);
   };
 
+  // Ping-pong (TQ_EXTEND_PINGPONG, two consumer warpgroups): warpgroup w
+  // waits for its turn before issuing tile i's products and hands the turn
+  // to the other once they are issued. Warpgroup 0's first turn is given
+  // by warpgroup 1 at the start, and warpgroup 1 gives none after its last
+  // tile, so every arrival is matched by a wait (none left pending at
+  // exit).
   const int numTiles = tiles.numTiles;
+  constexpr bool kPingPong =
+      kSpecialized && TQ_EXTEND_PINGPONG && Pl::NW == 8;
+  auto awaitTurn = [&] {
+    if constexpr (kPingPong)
+      namedBarrier(2 + wg, 2 * 128);
+  };
+  auto passTurn = [&](int i) {
+    if constexpr (kPingPong)
+      if (wg == 0 || i + 1 < numTiles)
+        namedBarrierArrive(2 + (wg ^ 1), 2 * 128);
+  };
+  if constexpr (kPingPong) {
+    if (wg == 1 && numTiles > 0)
+      namedBarrierArrive(2, 2 * 128);
+  }
   if constexpr (kSpecialized && TQ_EXTEND_OVERLAP) {
     // --- Consumers, overlapped: S(i) and O += P(i-1)·V(i-1) issued
     // together, tile i's softmax while the second runs; o is rescaled once
     // it completes (P(i-1) was relative to the previous maximum).
     uint32_t pa[VS][4];
     for (int i = 0; i < numTiles; ++i) {
-      barrierWait(&sFull[i & 1], (i >> 1) & 1);
+      barrierWait(&sFullK[i & 1], (i >> 1) & 1);
+      if (i > 0)
+        barrierWait(&sFullV[(i - 1) & 1], ((i - 1) >> 1) & 1);
+      awaitTurn();
       issueScores(i & 1);
-      if (i > 0) {
+      if (i > 0)
         issueValues((i - 1) & 1, pa);
+      passTurn(i);
+      if (i > 0)
         wgmmaWait<1>(); // S(i) done (groups complete in order)
-      } else {
+      else
         wgmmaWait<0>();
-      }
       wgmmaPin(s);
       float corr[2];
       const bool rescale = softmaxTile(i, corr);
+      barrierArrive(&sEmptyK[i & 1]); // key tile i and its scalars read
       if (i > 0) {
-        wgmmaWait<0>(); // O += P(i-1)·V(i-1) done: buffer (i-1) & 1 read
+        wgmmaWait<0>(); // O += P(i-1)·V(i-1) done: value tile i - 1 read
         wgmmaPin(o);
-        barrierArrive(&sEmpty[(i - 1) & 1]);
+        barrierArrive(&sEmptyV[(i - 1) & 1]);
       }
       if (rescale)
         rescaleO(corr);
@@ -350,21 +407,38 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
         probFragment(s, kv, pa[kv]);
     }
     if (numTiles > 0) {
-      issueValues((numTiles - 1) & 1, pa);
+      const int last = numTiles - 1;
+      barrierWait(&sFullV[last & 1], (last >> 1) & 1);
+      issueValues(last & 1, pa);
       wgmmaWait<0>();
       wgmmaPin(o);
-      barrierArrive(&sEmpty[(numTiles - 1) & 1]);
+      barrierArrive(&sEmptyV[last & 1]);
     }
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {
-      barrierWait(&sFull[i & 1], (i >> 1) & 1);
-      issueScores(i & 1);
-      attendTile(i);
-      wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
+      const int buf = i & 1;
+      const uint32_t filled = (i >> 1) & 1;
+      barrierWait(&sFullK[buf], filled);
+      awaitTurn();
+      issueScores(buf);
+      passTurn(i);
+      wgmmaWait<0>();
+      wgmmaPin(s);
+      float corr[2];
+      if (softmaxTile(i, corr))
+        rescaleO(corr);
+      barrierArrive(&sEmptyK[buf]); // key tile i and its scalars read
+      uint32_t pa[VS][4];
+      TQ_UNROLL
+      for (int kv = 0; kv < VS; ++kv)
+        probFragment(s, kv, pa[kv]);
+      barrierWait(&sFullV[buf], filled);
+      issueValues(buf, pa);
+      wgmmaWait<0>(); // O += P·V done: o is ours, value tile i read
       wgmmaPin(o);
-      barrierArrive(&sEmpty[i & 1]);
+      barrierArrive(&sEmptyV[buf]);
     }
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else {
