@@ -62,8 +62,7 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
  * over every prefix and chunk tile of every sequence and KV head: the K/V
  * tiles and the per-token scalars bit for bit; the grouped-unit form
  * (Spec::kExtendUnitGroup 4, the default: four units of a token per
- * thread; staged keys first, then values, as the warp-specialized
- * producer hands them over) the same. */
+ * thread) the same. */
 static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &prefix,
                           const std::vector<int32_t> &cu, int batch) {
   using KInfo = tq::TensorInfo<Spec, true>;
@@ -118,11 +117,7 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
             lean.issue(i, at(tileL[i & 1]));
             lean.stage(i, at(tileL[i & 1]), lutK, lutV, scL[0], scL[1], scL[2], scL[3]);
             grouped.issue(i, at(tileG[i & 1]));
-            // In two parts, as the warp-specialized producer stages it.
-            grouped.template stage<ed::kStageKeys>(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2],
-                                                   scG[3]);
-            grouped.template stage<ed::kStageValues>(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2],
-                                                     scG[3]);
+            grouped.stage(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2], scG[3]);
           } else {
             plain.issue(i, at(tileP[i & 1]));
             plain.stage(i, at(tileP[i & 1]), levK, levV, scP[0], scP[1], scP[2], scP[3]);

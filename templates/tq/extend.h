@@ -164,7 +164,7 @@ TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
 
 /* The widest Lloyd-Max codes that take the pair table: 4 (256 entries, 1
  * KiB per tensor: a unit's 8 values are 4 lookups instead of 8 lookups
- * and 8 conversions; k4v4 4K over a 28K prefix 6288 -> 5878 us with the
+ * and 4 conversions; k4v4 4K over a 28K prefix 6288 -> 5878 us with the
  * producer warpgroup this lets it take, session 21 run1), or 3 (64
  * entries; TQC_DEVICE_DEFINES, for comparison). The compiler's producer
  * rule (EmitCuda.cpp extendProducerWarps) reads the same define. */
@@ -350,10 +350,6 @@ constexpr bool unitsGroupable() {
  * finishes them into the shared-memory buffer i % 2 (dst(nn, c, value):
  * where 16-byte unit c of token nn of the key or value tile goes; the
  * kernel's layout) and the per-token scalars into ks/kz/vs/vz[i % 2].
- * stage<Parts> finishes the key tile (kStageKeys, with all four scalars:
- * the softmax reads them with the scores), the value tile (kStageValues)
- * or both: a warp-specialized producer hands the two over separately, the
- * keys first (a chunk tile's copies are all waited for with the keys).
  * Thread tid's units are c = tid % UPR of tokens tid / UPR + k·kStep.
  * RowPitch > 0: the layout places token nn + kStep·k at dst(nn, c, v) +
  * kStep·k·RowPitch (fp16 elements), and the chunk copies take each unit's
@@ -361,8 +357,6 @@ constexpr bool unitsGroupable() {
  * kernel: ~170 -> fewer issue instructions per tile and warp); 0: each
  * unit's addresses are computed afresh (the mma.sync kernel, whose
  * 168-register cap spills on the extra live pointers). */
-enum : int { kStageKeys = 1, kStageValues = 2, kStageBoth = 3 };
-
 template <class Spec, int NT, int BN, int RowPitch, int Group = 1>
 struct KvTileStream {
   using KInfo = TensorInfo<Spec, true>;
@@ -521,12 +515,10 @@ struct KvTileStream {
     }
   }
 
-  template <int Parts = kStageBoth, class Dst, class Lut>
+  template <class Dst, class Lut>
   TQ_INLINE void stage(int i, Dst dst, const Lut *lutK, const Lut *lutV,
                        float (*ks)[BN], float (*kz)[BN], float (*vs)[BN],
                        float (*vz)[BN]) {
-    constexpr bool kKeys = Parts & kStageKeys, kValues = Parts & kStageValues;
-    static_assert(Parts >= kStageKeys && Parts <= kStageBoth, "stage parts");
     if (i < prefixTiles) {
       if constexpr (Group > 1) {
         TQ_UNROLL
@@ -536,18 +528,13 @@ struct KvTileStream {
             break;
           TQ_UNROLL
           for (int j = 0; j < Group; ++j) {
-            if constexpr (kKeys) {
-              uint32_t wk[2];
-              groupUnit<KInfo::kCodeBits>(gk[k], j, wk);
-              *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, false)) =
-                  unitHalves<KInfo>(wk, lutK);
-            }
-            if constexpr (kValues) {
-              uint32_t wv[2];
-              groupUnit<VInfo::kCodeBits>(gv[k], j, wv);
-              *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, true)) =
-                  unitHalves<VInfo>(wv, lutV);
-            }
+            uint32_t wk[2], wv[2];
+            groupUnit<KInfo::kCodeBits>(gk[k], j, wk);
+            groupUnit<VInfo::kCodeBits>(gv[k], j, wv);
+            *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, false)) =
+                unitHalves<KInfo>(wk, lutK);
+            *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, true)) =
+                unitHalves<VInfo>(wv, lutV);
           }
         }
       } else {
@@ -557,37 +544,28 @@ struct KvTileStream {
           if (u >= kUnits)
             break;
           // Zero codes past the end are finite; their scalars are 0.
-          if constexpr (kKeys) {
-            const Chunk ck = kLean ? pk[k].finish() : pk[k].ready;
-            const uint32_t wk[2] = {ck.w[0], ck.w[1]};
-            if constexpr (kLean) { // UnitLut tables
-              *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
-                  unitHalves<KInfo>(wk, lutK);
-            } else { // float levels
-              float xk[8];
-              unitValues<KInfo>(wk, lutK, xk);
-              storeHalves8(dst(nn, c, false), xk);
-            }
-          }
-          if constexpr (kValues) {
-            const Chunk cv = kLean ? pv[k].finish() : pv[k].ready;
-            const uint32_t wv[2] = {cv.w[0], cv.w[1]};
-            if constexpr (kLean) {
-              *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
-                  unitHalves<VInfo>(wv, lutV);
-            } else {
-              float xv[8];
-              unitValues<VInfo>(wv, lutV, xv);
-              storeHalves8(dst(nn, c, true), xv);
-            }
+          const Chunk ck = kLean ? pk[k].finish() : pk[k].ready;
+          const Chunk cv = kLean ? pv[k].finish() : pv[k].ready;
+          const uint32_t wk[2] = {ck.w[0], ck.w[1]}, wv[2] = {cv.w[0], cv.w[1]};
+          if constexpr (kLean) { // UnitLut tables
+            *reinterpret_cast<u32x4 *>(dst(nn, c, false)) =
+                unitHalves<KInfo>(wk, lutK);
+            *reinterpret_cast<u32x4 *>(dst(nn, c, true)) =
+                unitHalves<VInfo>(wv, lutV);
+          } else { // float levels
+            float xk[8], xv[8];
+            unitValues<KInfo>(wk, lutK, xk);
+            unitValues<VInfo>(wv, lutV, xv);
+            storeHalves8(dst(nn, c, false), xk);
+            storeHalves8(dst(nn, c, true), xv);
           }
         }
       }
-    } else if constexpr (kKeys) {
-      copyAsyncWait<0>(); // the keys' and the values' copies
+    } else {
+      copyAsyncWait<0>();
     }
     const int buf = i & 1;
-    if (kKeys && tid < BN) {
+    if (tid < BN) {
       const bool prefix = i < prefixTiles;
       auto value = [&](uint32_t bits) {
         return prefix ? f16BitsToFloat(bits) : bitsToFloat(bits);

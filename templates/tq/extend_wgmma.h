@@ -27,11 +27,9 @@
  * Warp specialization (Spec::kExtendProducerWarps = 4, FA3's structure): a
  * producer warpgroup after the consumer warps does all the tile loading and
  * dequantization into the same two buffers, handing them over by mbarriers
- * (full: written, empty: read by every consumer; one pair per tensor, so
- * a key tile is refilled while the value tile beside it is still being
- * multiplied), and the consumer warpgroups run S, the softmax and P·V each
- * at its own pace, so one's softmax runs under the other's products and
- * neither waits on a copy.
+ * (full: written, empty: read by every consumer), and the consumer
+ * warpgroups run S, the softmax and P·V each at its own pace, so one's
+ * softmax runs under the other's products and neither waits on a copy.
  * setmaxnreg splits the CTA's registers (producer 104-120 by the key
  * codes, consumers 184).
  *
@@ -42,23 +40,6 @@
  *===----------------------------------------------------------------------===*/
 #ifndef TQ_EXTEND_WGMMA_H
 #define TQ_EXTEND_WGMMA_H
-
-/* Warp specialization's consumers: 1 overlaps tile i's softmax with O +=
- * P(i-1)·V(i-1) (FA3's intra-warpgroup overlap; P(i-1) held as fp16
- * fragments meanwhile, 32 more live registers); 0 runs them in turn. A
- * developer knob (TQC_DEVICE_DEFINES) until it is measured. */
-#ifndef TQ_EXTEND_OVERLAP
-#define TQ_EXTEND_OVERLAP 0
-#endif
-/* Warp specialization's consumers: 1 takes turns between the two consumer
- * warpgroups in issuing a tile's products (FA3's ping-pong: named barrier
- * 2 + w is warpgroup w's turn), so the tensor cores run one warpgroup's
- * products while the other computes its softmax instead of both doing
- * each at once; 0 lets each issue as soon as its operands are ready. A
- * developer knob until it is measured. */
-#ifndef TQ_EXTEND_PINGPONG
-#define TQ_EXTEND_PINGPONG 0
-#endif
 
 namespace tq {
 
@@ -172,14 +153,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   const int g = lane >> 2, t = lane & 3, wg = warp >> 2;
   constexpr bool kSpecialized = Pl::NP > 0;
   const bool producer = kSpecialized && warp >= Pl::NW;
-  // Warp specialization's ring, a barrier pair per tensor and buffer:
-  // fullK[s] completes when the producer has written buffer s's key tile
-  // and the tile's scalars (its kProducerThreads arrivals), fullV[s] its
-  // value tile; emptyK[s] when every consumer thread has its scores'
-  // softmax (the key tile and the scalars read), emptyV[s] when its O +=
-  // P·V is done. Separate halves let the producer refill a key tile while
-  // the consumers still multiply by the value tile beside it.
-  TQ_SHARED uint64_t sFullK[2], sFullV[2], sEmptyK[2], sEmptyV[2];
+  // Warp specialization's ring: full[s] completes when the producer has
+  // written buffer s (its kProducerThreads arrivals), empty[s] when every
+  // consumer thread has finished reading it.
+  TQ_SHARED uint64_t sFull[2], sEmpty[2];
 
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
@@ -191,10 +168,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     if (threadIndex() == 0) {
       TQ_UNROLL
       for (int i = 0; i < 2; ++i) {
-        barrierInit(&sFullK[i], Pl::kProducerThreads);
-        barrierInit(&sFullV[i], Pl::kProducerThreads);
-        barrierInit(&sEmptyK[i], NT);
-        barrierInit(&sEmptyV[i], NT);
+        barrierInit(&sFull[i], Pl::kProducerThreads);
+        barrierInit(&sEmpty[i], NT);
       }
       fenceBarrierInit();
     }
@@ -222,10 +197,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   if constexpr (kSpecialized) {
     if (producer) {
-      // --- Producer: tile i into buffer i % 2, each half once the
-      // consumers are done with tile i - 2's (a chunk tile's copies write
-      // both, so they wait for both); a prefix tile's loads are issued one
-      // tile ahead.
+      // --- Producer: tile i into buffer i % 2 once its consumers are done
+      // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
       using Stream =
           KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
@@ -236,23 +209,12 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
       for (int i = 0; i < numTiles; ++i) {
-        const int buf = i & 1;
-        const uint32_t freed = ((i >> 1) & 1) ^ 1;
-        barrierWait(&sEmptyK[buf], freed);
-        if (tiles.isChunk(i)) {
-          barrierWait(&sEmptyV[buf], freed);
+        barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
+        if (tiles.isChunk(i))
           tiles.issue(i, unitAt(i));
-        }
-        tiles.template stage<kStageKeys>(i, unitAt(i), sLutK, sLutV, sKs,
-                                         sKz, sVs, sVz);
+        tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
         fenceProxyAsyncShared(); // the tile is read by the tensor cores
-        barrierArrive(&sFullK[buf]);
-        if (!tiles.isChunk(i))
-          barrierWait(&sEmptyV[buf], freed);
-        tiles.template stage<kStageValues>(i, unitAt(i), sLutK, sLutV, sKs,
-                                           sKz, sVs, sVz);
-        fenceProxyAsyncShared();
-        barrierArrive(&sFullV[buf]);
+        barrierArrive(&sFull[i & 1]);
         if (i + 1 < numTiles && !tiles.isChunk(i + 1))
           tiles.issue(i + 1, unitAt(i + 1));
       }
@@ -351,94 +313,16 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     issueValues(i & 1, pa);
   };
 
-  // Ping-pong (TQ_EXTEND_PINGPONG, two consumer warpgroups): warpgroup w
-  // waits for its turn before issuing tile i's products and hands the turn
-  // to the other once they are issued. Warpgroup 0's first turn is given
-  // by warpgroup 1 at the start, and warpgroup 1 gives none after its last
-  // tile, so every arrival is matched by a wait (none left pending at
-  // exit).
   const int numTiles = tiles.numTiles;
-  constexpr bool kPingPong =
-      kSpecialized && TQ_EXTEND_PINGPONG && Pl::NW == 8;
-  auto awaitTurn = [&] {
-    if constexpr (kPingPong)
-      namedBarrier(2 + wg, 2 * 128);
-  };
-  auto passTurn = [&](int i) {
-    if constexpr (kPingPong)
-      if (wg == 0 || i + 1 < numTiles)
-        namedBarrierArrive(2 + (wg ^ 1), 2 * 128);
-  };
-  if constexpr (kPingPong) {
-    if (wg == 1 && numTiles > 0)
-      namedBarrierArrive(2, 2 * 128);
-  }
-  if constexpr (kSpecialized && TQ_EXTEND_OVERLAP) {
-    // --- Consumers, overlapped: S(i) and O += P(i-1)·V(i-1) issued
-    // together, tile i's softmax while the second runs; o is rescaled once
-    // it completes (P(i-1) was relative to the previous maximum).
-    uint32_t pa[VS][4];
-    for (int i = 0; i < numTiles; ++i) {
-      barrierWait(&sFullK[i & 1], (i >> 1) & 1);
-      if (i > 0)
-        barrierWait(&sFullV[(i - 1) & 1], ((i - 1) >> 1) & 1);
-      awaitTurn();
-      issueScores(i & 1);
-      if (i > 0)
-        issueValues((i - 1) & 1, pa);
-      passTurn(i);
-      if (i > 0)
-        wgmmaWait<1>(); // S(i) done (groups complete in order)
-      else
-        wgmmaWait<0>();
-      wgmmaPin(s);
-      float corr[2];
-      const bool rescale = softmaxTile(i, corr);
-      barrierArrive(&sEmptyK[i & 1]); // key tile i and its scalars read
-      if (i > 0) {
-        wgmmaWait<0>(); // O += P(i-1)·V(i-1) done: value tile i - 1 read
-        wgmmaPin(o);
-        barrierArrive(&sEmptyV[(i - 1) & 1]);
-      }
-      if (rescale)
-        rescaleO(corr);
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        probFragment(s, kv, pa[kv]);
-    }
-    if (numTiles > 0) {
-      const int last = numTiles - 1;
-      barrierWait(&sFullV[last & 1], (last >> 1) & 1);
-      issueValues(last & 1, pa);
-      wgmmaWait<0>();
-      wgmmaPin(o);
-      barrierArrive(&sEmptyV[last & 1]);
-    }
-    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
-  } else if constexpr (kSpecialized) {
+  if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {
-      const int buf = i & 1;
-      const uint32_t filled = (i >> 1) & 1;
-      barrierWait(&sFullK[buf], filled);
-      awaitTurn();
-      issueScores(buf);
-      passTurn(i);
-      wgmmaWait<0>();
-      wgmmaPin(s);
-      float corr[2];
-      if (softmaxTile(i, corr))
-        rescaleO(corr);
-      barrierArrive(&sEmptyK[buf]); // key tile i and its scalars read
-      uint32_t pa[VS][4];
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        probFragment(s, kv, pa[kv]);
-      barrierWait(&sFullV[buf], filled);
-      issueValues(buf, pa);
-      wgmmaWait<0>(); // O += P·V done: o is ours, value tile i read
+      barrierWait(&sFull[i & 1], (i >> 1) & 1);
+      issueScores(i & 1);
+      attendTile(i);
+      wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
       wgmmaPin(o);
-      barrierArrive(&sEmptyV[buf]);
+      barrierArrive(&sEmpty[i & 1]);
     }
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else {
