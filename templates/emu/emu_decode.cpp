@@ -5,6 +5,7 @@
 #include "tqc/numerics/cache.h"
 #include "tqc/numerics/minifloat.h"
 #include "tqc/numerics/spec.h"
+#include <cmath>
 #include <random>
 #include <algorithm>
 #include <numeric>
@@ -67,6 +68,40 @@ int main(int argc, char **argv) {
   }
   if (tied == 0 && !std::equal(hostCache.begin(), hostCache.end(), cacheAligned)) { printf("store: bytes outside the token-heads differ\n"); return 1; }
   if (tied > numTokens * hkv / 1000) { printf("store: %d of %d token-heads differ from the host codec\n", tied, numTokens * hkv); return 1; }
+  // Garbage in stays visible: a NaN coordinate in one key and one value
+  // (token-heads of their own) stores a vector that reads back with a NaN
+  // (so attention over it is NaN, not finite and wrong); every other
+  // token-head stores as before. Stored again over the store above.
+  {
+    std::vector<uint16_t> kNan = kBits, vNan = vBits;
+    const int tk = numTokens / 3, tv = numTokens / 2, hk = 0, hv = hkv - 1;
+    kNan[(size_t(tk) * hkv + hk) * d + 5] = 0x7fc0; // bf16 NaN
+    vNan[(size_t(tv) * hkv + hv) * d + d / 2 + 1] = 0x7fc0;
+    std::vector<uint8_t> nanBuf(codec.cacheBytes(numBlocks) + 64);
+    uint8_t *nanCache = (uint8_t *)(((uintptr_t)nanBuf.data() + 15) & ~uintptr_t(15));
+    std::copy(cacheAligned, cacheAligned + codec.cacheBytes(numBlocks), nanCache);
+    tq_store_args na = sa; na.key = kNan.data(); na.value = vNan.data(); na.cache = nanCache;
+    for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(na); });
+    for (int tok = 0; tok < numTokens; ++tok) for (int h = 0; h < hkv; ++h) {
+      const int64_t blk = slots[tok] / bs, pos = slots[tok] % bs;
+      for (bool key : {true, false}) {
+        const bool poisoned = key ? (tok == tk && h == hk) : (tok == tv && h == hv);
+        tqc::StoredVector a = key ? codec.readKey(nanCache, blk, pos, h) : codec.readValue(nanCache, blk, pos, h);
+        if (poisoned) {
+          if (std::none_of(a.rotated.begin(), a.rotated.end(), [](double x) { return std::isnan(x); })) {
+            printf("store: a %s with a NaN coordinate reads back without NaN (token %d head %d)\n", key ? "key" : "value", tok, h);
+            return 1;
+          }
+          continue;
+        }
+        tqc::StoredVector e = key ? codec.readKey(cacheAligned, blk, pos, h) : codec.readValue(cacheAligned, blk, pos, h);
+        if (a.rotated != e.rotated || a.signs != e.signs || a.gamma != e.gamma) {
+          printf("store: token %d head %d's %s changed beside a NaN input\n", tok, h, key ? "key" : "value");
+          return 1;
+        }
+      }
+    }
+  }
   const int64_t rowStride = int64_t(hq) * d + 64;
   std::vector<uint16_t> query(size_t(maxBatch) * rowStride);
   std::vector<double> qh(size_t(batch) * hq * d);

@@ -75,8 +75,24 @@ TQ_INLINE double sqrtR(double x) { return sqrtRn(x); }
 TQ_INLINE uint32_t toF16Bits(float x) { return floatToF16Bits(x); }
 TQ_INLINE uint32_t toF16Bits(double x) { return doubleToF16Bits(x); }
 TQ_INLINE float floorR(float x) { return floorF(x); }
-TQ_INLINE float minR(float a, float b) { return fminf(a, b); }
-TQ_INLINE float maxR(float a, float b) { return fmaxf(a, b); }
+/* The uniform grid's extremes: a NaN coordinate makes them NaN (min.NaN /
+ * max.NaN, as cheap as fminf / fmaxf, which would drop it), so the vector
+ * stores a NaN zero point and reads back as NaN, never as finite values
+ * around a coordinate whose NaN code bits spilled into its neighbours'. */
+TQ_INLINE float minR(float a, float b) { return minNaN(a, b); }
+TQ_INLINE float maxR(float a, float b) { return maxNaN(a, b); }
+template <int G> TQ_INLINE float groupMinR(float v) {
+  TQ_UNROLL
+  for (int m = 1; m < G; m <<= 1)
+    v = minR(v, shflXor(v, m));
+  return v;
+}
+template <int G> TQ_INLINE float groupMaxR(float v) {
+  TQ_UNROLL
+  for (int m = 1; m < G; m <<= 1)
+    v = maxR(v, shflXor(v, m));
+  return v;
+}
 /* The divisor of a Lloyd-Max vector's quotients y / n: float multiplies by
  * one correctly rounded reciprocal (within ~1.5 ulp of each quotient; a
  * cell boundary that close is one of the ties the 1e-3 budget covers),
@@ -322,8 +338,8 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
       lo = minR(lo, y[i]);
       hi = maxR(hi, y[i]);
     }
-    lo = groupMin<G>(lo);
-    hi = groupMax<G>(hi);
+    lo = groupMinR<G>(lo);
+    hi = groupMaxR<G>(hi);
     // numerics uniformEncode: scale = (max − min)/(2^b − 1), at least 1e-8.
     // The codes use the fp16-rounded scale and zero, the grid the decoder
     // dequantizes on (FromStored), or with the vLLM layout's rules the
@@ -356,7 +372,8 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
         R q = R(0);
         if (s > R(0))
           q = floorR(divR(d, s) + R(0.5));
-        q = q < R(0) ? R(0) : (q > R(kTop) ? R(kTop) : q);
+        // NaN (a NaN coordinate, or the NaN zero point it makes) codes 0.
+        q = q > R(0) ? (q > R(kTop) ? R(kTop) : q) : R(0);
         c[i] = uint32_t(q);
       }
     } else {

@@ -281,6 +281,18 @@ TQ_INLINE float rcpTowardInf(float x) { return __frcp_ru(x); }
 /* a·b + c rounded once toward -infinity (one FFMA.RM): with c = 2^23 and
  * 0 <= a·b < 2^23, floor(a·b) in the low mantissa bits. */
 TQ_INLINE float fmaDown(float a, float b, float c) { return __fmaf_rd(a, b, c); }
+/* min / max that give NaN where either operand is NaN (min.NaN / max.NaN,
+ * sm_80 on: one FMNMX, as fminf / fmaxf, which drop a NaN operand). */
+TQ_INLINE float minNaN(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+TQ_INLINE float maxNaN(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
 /* All ones where a < b, else 0 (NaN: 0): a mask that adds (as -1)
  * straight into counts (sm_90: a compare and a select). */
 TQ_INLINE uint32_t maskLt(float a, float b) {

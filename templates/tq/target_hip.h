@@ -465,6 +465,9 @@ TQ_INLINE float fmaDown(float a, float b, float c) {
   const uint32_t u = floatToBits(r);
   return bitsToFloat(r > 0.0f ? u - 1u : u + 1u); // r != 0 here
 }
+/* min / max that give NaN where either operand is NaN, as target_cuda.h. */
+TQ_INLINE float minNaN(float a, float b) { return a < b || a != a ? a : b; }
+TQ_INLINE float maxNaN(float a, float b) { return a > b || a != a ? a : b; }
 /* All ones where a < b, else 0 (NaN: 0), as target_cuda.h. */
 TQ_INLINE uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }

@@ -245,6 +245,8 @@ inline float fmaDown(float a, float b, float c) {
     r = std::nextafter(r, -INFINITY);
   return r;
 }
+inline float minNaN(float a, float b) { return a < b || a != a ? a : b; }
+inline float maxNaN(float a, float b) { return a > b || a != a ? a : b; }
 inline uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 inline float negInf() { return -INFINITY; }
 inline bool isNegInf(float x) { return x == -INFINITY; }
