@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <numeric>
 #include <cstdio>
+#include <cstring>
 namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
 static int gDummyStatic;
 using Spec = PLAN;
@@ -49,6 +50,7 @@ int main(int argc, char **argv) {
   }
   const int numTokens = int(slots.size());
   std::vector<uint8_t> hostCache(cacheAligned, cacheAligned + codec.cacheBytes(numBlocks));
+  const std::vector<uint8_t> initialCache = hostCache; // the random bytes before any store
   codec.storeTokens(kHost.data(), vHost.data(), numTokens, slots.data(), hostCache.data());
   tq_store_args sa{}; sa.key = kBits.data(); sa.value = vBits.data(); sa.cache = cacheAligned; sa.slot_mapping = slots.data();
   sa.key_stride_token = sa.value_stride_token = int64_t(hkv) * d; sa.key_stride_head = sa.value_stride_head = d; sa.num_tokens = numTokens;
@@ -97,6 +99,36 @@ int main(int argc, char **argv) {
         tqc::StoredVector e = key ? codec.readKey(cacheAligned, blk, pos, h) : codec.readValue(cacheAligned, blk, pos, h);
         if (a.rotated != e.rotated || a.signs != e.signs || a.gamma != e.gamma) {
           printf("store: token %d head %d's %s changed beside a NaN input\n", tok, h, key ? "key" : "value");
+          return 1;
+        }
+      }
+    }
+  }
+  // Padding tokens (slot -1, as engines pad a batch) store nothing: every
+  // 5th token's slot made -1, stored over the random bytes; its token-heads
+  // keep those bytes (compared bit for bit: random bytes may read as NaN),
+  // every other token-head is what the store above wrote.
+  {
+    std::vector<int64_t> padSlots = slots;
+    for (int tok = 2; tok < numTokens; tok += 5) padSlots[tok] = -1;
+    std::vector<uint8_t> padBuf(codec.cacheBytes(numBlocks) + 64);
+    uint8_t *padCache = (uint8_t *)(((uintptr_t)padBuf.data() + 15) & ~uintptr_t(15));
+    std::copy(initialCache.begin(), initialCache.end(), padCache);
+    tq_store_args pa = sa; pa.cache = padCache; pa.slot_mapping = padSlots.data();
+    for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(pa); });
+    auto same = [](const tqc::StoredVector &x, const tqc::StoredVector &y) {
+      return x.rotated.size() == y.rotated.size() && x.signs == y.signs &&
+             std::memcmp(x.rotated.data(), y.rotated.data(), x.rotated.size() * sizeof(double)) == 0 &&
+             std::memcmp(&x.gamma, &y.gamma, sizeof(double)) == 0;
+    };
+    for (int tok = 0; tok < numTokens; ++tok) for (int h = 0; h < hkv; ++h) {
+      const int64_t blk = slots[tok] / bs, pos = slots[tok] % bs;
+      const uint8_t *want = padSlots[tok] < 0 ? initialCache.data() : cacheAligned;
+      for (bool key : {true, false}) {
+        auto read = [&](const uint8_t *c) { return key ? codec.readKey(c, blk, pos, h) : codec.readValue(c, blk, pos, h); };
+        if (!same(read(padCache), read(want))) {
+          printf("store: token %d head %d's %s %s\n", tok, h, key ? "key" : "value",
+                 padSlots[tok] < 0 ? "was written though its slot is -1" : "differs beside padding tokens");
           return 1;
         }
       }
