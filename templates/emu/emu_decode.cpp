@@ -56,7 +56,18 @@ int main(int argc, char **argv) {
   sa.key_stride_token = sa.value_stride_token = int64_t(hkv) * d; sa.key_stride_head = sa.value_stride_head = d; sa.num_tokens = numTokens;
   constexpr int kTile = tq::StoreTile<TqSpec>::kTokens;
   std::vector<int> order((numTokens + kTile - 1) / kTile); std::iota(order.begin(), order.end(), 0); std::shuffle(order.begin(), order.end(), rng);
-  for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(sa); });
+  auto runStore = [&](const tq_store_args &args) {
+    for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(args); });
+  };
+  runStore(sa);
+  // A 16-byte-aligned cache of the same size holding `from`'s bytes, for
+  // the stores below (the checks after the first one).
+  auto cacheCopy = [&](std::vector<uint8_t> &buf, const uint8_t *from) {
+    buf.assign(codec.cacheBytes(numBlocks) + 64, 0);
+    uint8_t *c = (uint8_t *)(((uintptr_t)buf.data() + 15) & ~uintptr_t(15));
+    std::copy(from, from + codec.cacheBytes(numBlocks), c);
+    return c;
+  };
   int tied = 0;
   for (int tok = 0; tok < numTokens; ++tok) for (int h = 0; h < hkv; ++h) {
     const int64_t blk = slots[tok] / bs, pos = slots[tok] % bs;
@@ -79,11 +90,10 @@ int main(int argc, char **argv) {
     const int tk = numTokens / 3, tv = numTokens / 2, hk = 0, hv = hkv - 1;
     kNan[(size_t(tk) * hkv + hk) * d + 5] = 0x7fc0; // bf16 NaN
     vNan[(size_t(tv) * hkv + hv) * d + d / 2 + 1] = 0x7fc0;
-    std::vector<uint8_t> nanBuf(codec.cacheBytes(numBlocks) + 64);
-    uint8_t *nanCache = (uint8_t *)(((uintptr_t)nanBuf.data() + 15) & ~uintptr_t(15));
-    std::copy(cacheAligned, cacheAligned + codec.cacheBytes(numBlocks), nanCache);
+    std::vector<uint8_t> nanBuf;
+    uint8_t *nanCache = cacheCopy(nanBuf, cacheAligned);
     tq_store_args na = sa; na.key = kNan.data(); na.value = vNan.data(); na.cache = nanCache;
-    for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(na); });
+    runStore(na);
     for (int tok = 0; tok < numTokens; ++tok) for (int h = 0; h < hkv; ++h) {
       const int64_t blk = slots[tok] / bs, pos = slots[tok] % bs;
       for (bool key : {true, false}) {
@@ -111,11 +121,10 @@ int main(int argc, char **argv) {
   {
     std::vector<int64_t> padSlots = slots;
     for (int tok = 2; tok < numTokens; tok += 5) padSlots[tok] = -1;
-    std::vector<uint8_t> padBuf(codec.cacheBytes(numBlocks) + 64);
-    uint8_t *padCache = (uint8_t *)(((uintptr_t)padBuf.data() + 15) & ~uintptr_t(15));
-    std::copy(initialCache.begin(), initialCache.end(), padCache);
+    std::vector<uint8_t> padBuf;
+    uint8_t *padCache = cacheCopy(padBuf, initialCache.data());
     tq_store_args pa = sa; pa.cache = padCache; pa.slot_mapping = padSlots.data();
-    for (int cta : order) emu::runCta(cta, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(pa); });
+    runStore(pa);
     auto same = [](const tqc::StoredVector &x, const tqc::StoredVector &y) {
       return x.rotated.size() == y.rotated.size() && x.signs == y.signs &&
              std::memcmp(x.rotated.data(), y.rotated.data(), x.rotated.size() * sizeof(double)) == 0 &&

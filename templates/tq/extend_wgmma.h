@@ -275,42 +275,31 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
     wgmmaCommit();
   };
-  // The online softmax of tile i's scores in s (waited for): s becomes the
-  // probabilities; true where o must be rescaled by corr.
-  auto softmaxTile = [&](int i, float (&corr)[2]) {
+  auto attendTile = [&](int i) {
     const int buf = i & 1;
-    return scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
+    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
+    wgmmaWait<0>();
+    wgmmaPin(s);
+    float corr[2];
+    const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
         s, rf, qs, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf],
         tiles.count(i), tiles.isChunk(i), tiles.start(i), t, m, l, zb, corr);
-  };
-  auto rescaleO = [&](const float (&corr)[2]) {
-    TQ_UNROLL
-    for (int j = 0; j < OT; ++j) {
-      o[j][0] *= corr[0], o[j][1] *= corr[0];
-      o[j][2] *= corr[1], o[j][3] *= corr[1];
+    if (rescale) {
+      TQ_UNROLL
+      for (int j = 0; j < OT; ++j) {
+        o[j][0] *= corr[0], o[j][1] *= corr[0];
+        o[j][2] *= corr[1], o[j][3] *= corr[1];
+      }
     }
-  };
-  // O += P·V over buffer buf's value tile, issued (not waited for); pa must
-  // stay unchanged until it completes.
-  auto issueValues = [&](int buf, const uint32_t (&pa)[VS][4]) {
-    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
+    uint32_t pa[VS][4];
+    TQ_UNROLL
+    for (int kv = 0; kv < VS; ++kv)
+      probFragment(s, kv, pa[kv]);
     wgmmaFence();
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
       wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
     wgmmaCommit();
-  };
-  auto attendTile = [&](int i) {
-    wgmmaWait<0>();
-    wgmmaPin(s);
-    float corr[2];
-    if (softmaxTile(i, corr))
-      rescaleO(corr);
-    uint32_t pa[VS][4];
-    TQ_UNROLL
-    for (int kv = 0; kv < VS; ++kv)
-      probFragment(s, kv, pa[kv]);
-    issueValues(i & 1, pa);
   };
 
   const int numTiles = tiles.numTiles;

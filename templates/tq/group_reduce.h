@@ -13,27 +13,23 @@
 
 namespace tq {
 
-template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupSum(R v) {
+/* v combined over the group by op(own, other) at each butterfly step (the
+ * sums, maxima and minima below; store.h's NaN-keeping extremes). */
+template <int WIDTH = kWarpSize, class R, class Op>
+TQ_INLINE R groupReduce(R v, Op op) {
   TQ_UNROLL
   for (int m = 1; m < WIDTH; m <<= 1)
-    v += shflXor(v, m);
+    v = op(v, shflXor(v, m));
   return v;
+}
+template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupSum(R v) {
+  return groupReduce<WIDTH>(v, [](R a, R b) { return a + b; });
 }
 template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMax(R v) {
-  TQ_UNROLL
-  for (int m = 1; m < WIDTH; m <<= 1) {
-    const R o = shflXor(v, m);
-    v = o > v ? o : v;
-  }
-  return v;
+  return groupReduce<WIDTH>(v, [](R a, R b) { return b > a ? b : a; });
 }
 template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMin(R v) {
-  TQ_UNROLL
-  for (int m = 1; m < WIDTH; m <<= 1) {
-    const R o = shflXor(v, m);
-    v = o < v ? o : v;
-  }
-  return v;
+  return groupReduce<WIDTH>(v, [](R a, R b) { return b < a ? b : a; });
 }
 template <class R> TQ_INLINE R warpSum(R v) { return groupSum<kWarpSize>(v); }
 template <class R> TQ_INLINE R warpMax(R v) { return groupMax<kWarpSize>(v); }

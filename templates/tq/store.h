@@ -81,18 +81,6 @@ TQ_INLINE float floorR(float x) { return floorF(x); }
  * around a coordinate whose NaN code bits spilled into its neighbours'. */
 TQ_INLINE float minR(float a, float b) { return minNaN(a, b); }
 TQ_INLINE float maxR(float a, float b) { return maxNaN(a, b); }
-template <int G> TQ_INLINE float groupMinR(float v) {
-  TQ_UNROLL
-  for (int m = 1; m < G; m <<= 1)
-    v = minR(v, shflXor(v, m));
-  return v;
-}
-template <int G> TQ_INLINE float groupMaxR(float v) {
-  TQ_UNROLL
-  for (int m = 1; m < G; m <<= 1)
-    v = maxR(v, shflXor(v, m));
-  return v;
-}
 /* The divisor of a Lloyd-Max vector's quotients y / n: float multiplies by
  * one correctly rounded reciprocal (within ~1.5 ulp of each quotient; a
  * cell boundary that close is one of the ties the 1e-3 budget covers),
@@ -338,8 +326,8 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
       lo = minR(lo, y[i]);
       hi = maxR(hi, y[i]);
     }
-    lo = groupMinR<G>(lo);
-    hi = groupMaxR<G>(hi);
+    lo = groupReduce<G>(lo, [](float a, float b) { return minR(a, b); });
+    hi = groupReduce<G>(hi, [](float a, float b) { return maxR(a, b); });
     // numerics uniformEncode: scale = (max − min)/(2^b − 1), at least 1e-8.
     // The codes use the fp16-rounded scale and zero, the grid the decoder
     // dequantizes on (FromStored), or with the vLLM layout's rules the

@@ -48,7 +48,8 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan);
 /// Producer warps of the warpgroup-mma extend (extend_wgmma.h's warp
 /// specialization: a warpgroup that loads and dequantizes the K/V tiles
 /// beside the kExtendWarps consumer warps), 0 where every warp does both:
-/// 4 unless the keys are Lloyd-Max codes of more than 3 bits (measured;
+/// 4 unless the keys are Lloyd-Max codes wider than the pair tables
+/// (TQ_EXTEND_PAIR_TABLE_BITS, default 4: none of the presets; measured;
 /// TQC_DEVICE_DEFINES TQ_EXTEND_PRODUCER_WARPS=0|4 overrides).
 int extendProducerWarps(const KernelConfig &c);
 
