@@ -515,27 +515,52 @@ struct KvTileStream {
     }
   }
 
+  /* A group's units of one tensor into the tile: where they take table
+   * lookups (shared loads), all of them before the stores, else unit by
+   * unit (register arithmetic only). */
+  template <class Info, int W, class Lut, class At>
+  static TQ_INLINE void stageGroup(const uint32_t (&g)[W], const Lut *lut,
+                                   At at) {
+    constexpr bool kLookups = Info::kQuant == TQ_QUANT_LLOYD_MAX;
+    u32x4 h[kLookups ? Group : 1];
+    TQ_UNROLL
+    for (int j = 0; j < Group; ++j) {
+      uint32_t w[2];
+      groupUnit<Info::kCodeBits>(g, j, w);
+      h[kLookups ? j : 0] = unitHalves<Info>(w, lut);
+      if constexpr (!kLookups)
+        *reinterpret_cast<u32x4 *>(at(j)) = h[0];
+    }
+    if constexpr (kLookups) {
+      TQ_UNROLL
+      for (int j = 0; j < Group; ++j)
+        *reinterpret_cast<u32x4 *>(at(j)) = h[j];
+    }
+  }
+
   template <class Dst, class Lut>
   TQ_INLINE void stage(int i, Dst dst, const Lut *lutK, const Lut *lutV,
                        float (*ks)[BN], float (*kz)[BN], float (*vs)[BN],
                        float (*vz)[BN]) {
     if (i < prefixTiles) {
       if constexpr (Group > 1) {
+        // A group's table lookups all before its stores: the compiler
+        // cannot move a lookup (shared load) above an earlier tile store
+        // (shared store; it cannot tell them apart), so unit by unit each
+        // store waited on its own lookups' latency and the next unit's
+        // lookups on that store (session 22's ncu: the producer, not the
+        // consumers, set the prefix case's pace).
         TQ_UNROLL
         for (int k = 0; k < GPT; ++k) {
           const int gi = tid + k * NT, nn = gi / GPR, q = gi % GPR;
           if (gi >= kGroups)
             break;
-          TQ_UNROLL
-          for (int j = 0; j < Group; ++j) {
-            uint32_t wk[2], wv[2];
-            groupUnit<KInfo::kCodeBits>(gk[k], j, wk);
-            groupUnit<VInfo::kCodeBits>(gv[k], j, wv);
-            *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, false)) =
-                unitHalves<KInfo>(wk, lutK);
-            *reinterpret_cast<u32x4 *>(dst(nn, q * Group + j, true)) =
-                unitHalves<VInfo>(wv, lutV);
-          }
+          stageGroup<KInfo>(gk[k], lutK, [&](int j) {
+            return dst(nn, q * Group + j, false);
+          });
+          stageGroup<VInfo>(gv[k], lutV, [&](int j) {
+            return dst(nn, q * Group + j, true);
+          });
         }
       } else {
         TQ_UNROLL

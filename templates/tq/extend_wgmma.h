@@ -65,8 +65,12 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
   static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
+#ifdef TQ_EXTEND_PRODUCER_REGS
+  static constexpr int kProducerRegs = TQ_EXTEND_PRODUCER_REGS;
+#else
   static constexpr int kProducerRegs =
-      kKeyBits == 8 ? 104 : kKeyBits == 4 ? 120 : 112;
+      kKeyBits == 8 ? 104 : 128;
+#endif
   static constexpr int kConsumerRegs = 184;
   static constexpr int BN = Spec::kExtendBlockN;
   // KvTileStream's Group for the prefix tiles: the compiler's choice
@@ -174,15 +178,30 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       fenceBarrierInit();
     }
   }
-  if (!producer)
+  auto queries = [&] {
     stageQueries<Spec, T, 8>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
-                             [&](int r, int col, uint32_t h2) {
-                               *reinterpret_cast<uint32_t *>(
-                                   sQ + swizzledUnit(kRows, r, col >> 3) +
-                                   (col & 7) * 2) = h2;
-                             });
-  fenceProxyAsyncShared();
-  barrier();
+                              [&](int r, int col, uint32_t h2) {
+                                *reinterpret_cast<uint32_t *>(
+                                    sQ + swizzledUnit(kRows, r, col >> 3) +
+                                    (col & 7) * 2) = h2;
+                              });
+    fenceProxyAsyncShared(); // the queries are read by the tensor cores
+  };
+  if constexpr (kSpecialized) {
+    // The tables and mbarriers first; then the producer loads its first
+    // tiles while the consumers stage the queries (their own barrier): a
+    // causal chunk's CTA walks ~16 tiles, and the queries' loads and
+    // rotation before its first tile were a quarter of its time
+    // (session 22's ncu).
+    barrier();
+    if (!producer) {
+      queries();
+      namedBarrier(1, NT);
+    }
+  } else {
+    queries();
+    barrier();
+  }
 
   // Tile i lives in buffer i % 2: the key tile, then the value tile, each
   // 128-byte swizzled.
