@@ -30,7 +30,7 @@
  * (full: written, empty: read by every consumer), and the consumer
  * warpgroups run S, the softmax and P·V each at its own pace, so one's
  * softmax runs under the other's products and neither waits on a copy.
- * setmaxnreg splits the CTA's registers (producer 104-120 by the key
+ * setmaxnreg splits the CTA's registers (producer 104-128 by the key
  * codes, consumers 184).
  *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
@@ -58,18 +58,18 @@ template <class Spec> struct ExtendWgmmaPlan {
   // launched with (its launch bounds' count, 65536 / threads rounded down
   // to 8, per thread): an increase past that waits forever. 384 threads:
   // 168 each. ptxas's spills under the split are not monotonic in it (the
-  // table in docs/NOTES.md, sessions 20-21): producer 112 / consumers 184
-  // spill nothing for k3v4, k3v3, k2v2, k4v2 at head_dim 64 and 128;
-  // fp8 keys (k8v4: 20 bytes at 112) spill nothing at 104, 4-bit keys on
-  // the pair tables (k4v4: 12 bytes at 112, 16 at 104) nothing at 120.
+  // table in docs/NOTES.md, sessions 20-22): with a group's lookups before
+  // its stores (KvTileStream::stageGroup) producer 128 / consumers 184
+  // spill nothing for k3v4, k4v4, k3v3, k2v2, k4v2 at head_dim 64 and 128
+  // (k3v4: 68 bytes at 112, 12 at 120); fp8 keys (k8v4: 88 bytes at 128)
+  // nothing at 104. TQ_EXTEND_PRODUCER_REGS overrides it (experiments).
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
   static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
 #ifdef TQ_EXTEND_PRODUCER_REGS
   static constexpr int kProducerRegs = TQ_EXTEND_PRODUCER_REGS;
 #else
-  static constexpr int kProducerRegs =
-      kKeyBits == 8 ? 104 : 128;
+  static constexpr int kProducerRegs = kKeyBits == 8 ? 104 : 128;
 #endif
   static constexpr int kConsumerRegs = 184;
   static constexpr int BN = Spec::kExtendBlockN;
@@ -161,6 +161,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
   // consumer thread has finished reading it.
   TQ_SHARED uint64_t sFull[2], sEmpty[2];
+  // Per buffer, per producer warp: whether its tokens' scales are folded
+  // into the tile (KvTileStream::scalesFolded), so the consumers skip the
+  // per-column multiplies when all four are.
+  TQ_SHARED TQ_ALIGN(16) uint32_t sFolded[2][4];
 
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
@@ -219,8 +223,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       // --- Producer: tile i into buffer i % 2 once its consumers are done
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
-      using Stream =
-          KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
+      using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64,
+                                  Pl::kUnitGroup, true>;
       static_assert(Stream::kStep % 8 == 0,
                     "a thread's units 8k token rows apart");
       Stream tiles(a, b, kvh, row0, P, upto, threadIndex() - NT);
@@ -232,6 +236,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
         if (tiles.isChunk(i))
           tiles.issue(i, unitAt(i));
         tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
+        const bool folded = !anyLane(!tiles.scalesFolded(i));
+        if (laneIndex() == 0)
+          sFolded[i & 1][warp - Pl::NW] = folded;
         fenceProxyAsyncShared(); // the tile is read by the tensor cores
         barrierArrive(&sFull[i & 1]);
         if (i + 1 < numTiles && !tiles.isChunk(i + 1))
@@ -294,15 +301,19 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
     wgmmaCommit();
   };
-  auto attendTile = [&](int i) {
+  auto attendTile = [&](int i, bool folded) {
     const int buf = i & 1;
     const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaWait<0>();
     wgmmaPin(s);
     float corr[2];
+    if (!folded)
+      scaleColumns(s, sKs[buf], t);
     const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
-        s, rf, qs, rTok, sKs[buf], sKz[buf], sVs[buf], sVz[buf],
-        tiles.count(i), tiles.isChunk(i), tiles.start(i), t, m, l, zb, corr);
+        s, rf, qs, rTok, sKz[buf], sVz[buf], tiles.count(i), tiles.isChunk(i),
+        tiles.start(i), t, m, l, zb, corr);
+    if (!folded)
+      scaleColumns(s, sVs[buf], t);
     if (rescale) {
       TQ_UNROLL
       for (int j = 0; j < OT; ++j) {
@@ -327,7 +338,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     for (int i = 0; i < numTiles; ++i) {
       barrierWait(&sFull[i & 1], (i >> 1) & 1);
       issueScores(i & 1);
-      attendTile(i);
+      const u32x4 f = *reinterpret_cast<const u32x4 *>(sFolded[i & 1]);
+      attendTile(i, (f.x & f.y & f.z & f.w) != 0u);
       wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
       wgmmaPin(o);
       barrierArrive(&sEmpty[i & 1]);
@@ -345,7 +357,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       issueScores(i & 1);
       if (i + 1 < numTiles)
         tiles.issue(i + 1, unitAt(i + 1));
-      attendTile(i);
+      attendTile(i, false);
       if (i + 1 < numTiles)
         stage(i + 1);
       wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 free

@@ -7,8 +7,10 @@
 // ragged batch covers an empty prefix, a chunk of one token, an empty chunk,
 // a long prefix, and lengths off the tile grid; it runs with the chunk
 // (prep + attention) and prefix-only (no chunk), both writing the LSE,
-// which is checked too. Rows beyond the batch's tokens and the padding
-// between rows must stay untouched.
+// which is checked too, and with outlier scales (values spanning +-39936,
+// tiny chunk rows: tiles whose scales cannot be folded into fp16 values).
+// Rows beyond the batch's tokens and the padding between rows must stay
+// untouched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +37,10 @@ using namespace tqc_gpu_test;
 
 class Extend : public BundleTest {
 protected:
-  void run(tqrt_dtype dtype, bool withChunk);
+  void run(tqrt_dtype dtype, bool withChunk, bool outliers = false);
 };
 
-void Extend::run(tqrt_dtype dtype, bool withChunk) {
+void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
   tqrt_bundle_info binfo;
   TQRT_OK(tqrt_bundle_get_info(bundle_, &binfo));
   ASSERT_EQ(binfo.has_extend, 1) << "the bundle has no extend kernel: "
@@ -58,7 +60,8 @@ void Extend::run(tqrt_dtype dtype, bool withChunk) {
   std::mt19937_64 rng(5 + d * 11 + hq);
   std::normal_distribution<double> normal;
   // The prefix: garbage cache, every prefix token by the host codec.
-  const PagedCache pc = makePagedCache(*codec_, prefix, maxBatch, rng);
+  const PagedCache pc =
+      makePagedCache(*codec_, prefix, maxBatch, rng, outliers);
   const std::vector<uint8_t> &cache = pc.bytes;
   const std::vector<int32_t> &table = pc.table;
   const int maxBlocksPerSeq = pc.maxBlocksPerSeq;
@@ -77,11 +80,17 @@ void Extend::run(tqrt_dtype dtype, bool withChunk) {
         query[r * qStride + h * d + i] = x;
         qd[(size_t(r) * hq + h) * d + i] = decode(x, dtype);
       }
+    // outliers: every 5th row tiny (2^-12: the prep scales it), every 7th
+    // row's values spanning +-39936 (past the prep's as-is range).
+    const double tiny = outliers && r % 5 == 1 ? 1.0 / 4096 : 1.0;
     for (int j = 0; j < kvStride; ++j) {
-      uint16_t x = encode((0.5 + r % 4) * normal(rng), dtype);
+      uint16_t x = encode(tiny * (0.5 + r % 4) * normal(rng), dtype);
       ck[r * kvStride + j] = x;
       kd[r * kvStride + j] = decode(x, dtype);
-      uint16_t y = encode((0.5 + r % 3) * normal(rng) - 0.5, dtype);
+      double vy = tiny * ((0.5 + r % 3) * normal(rng) - 0.5);
+      if (outliers && r % 7 == 3 && j % d < 2)
+        vy = j % d == 0 ? -39936.0 : 39936.0;
+      uint16_t y = encode(vy, dtype);
       cv[r * kvStride + j] = y;
       vd[r * kvStride + j] = decode(y, dtype);
     }
@@ -232,6 +241,11 @@ TEST_P(Extend, Fp16PrefixAndChunkMatchTheFloat64Reference) {
 }
 TEST_P(Extend, PrefixOnlyMatchesTheFloat64Reference) {
   run(TQRT_DTYPE_BF16, false);
+}
+// Tiles whose per-token scales cannot fold into fp16 values (the wgmma
+// kernel's per-column path): value ranges past fp16's max, tiny chunk rows.
+TEST_P(Extend, OutlierScalesMatchTheFloat64Reference) {
+  run(TQRT_DTYPE_BF16, true, true);
 }
 
 /// The bundles of GpuKernelTest.cpp's decode tier whose presets extend

@@ -141,7 +141,10 @@ protected:
 /// referenced but as filler, garbage bytes everywhere, then every real
 /// token-head encoded by the host codec from random bf16 keys and values
 /// (key scale 0.5 + t mod 5, value scale 0.5 + t mod 3 plus 0.25), so the
-/// kernels that read it are tested apart from the store kernel.
+/// kernels that read it are tested apart from the store kernel. outliers:
+/// every 7th token's values also hold -39936 and 39936 (a uniform value
+/// scale past what fp16 tile values can carry: the extend's per-column
+/// scales path).
 struct PagedCache {
   std::vector<uint8_t> bytes;
   std::vector<int32_t> table; ///< [rows][maxBlocksPerSeq]
@@ -149,7 +152,7 @@ struct PagedCache {
 };
 inline PagedCache makePagedCache(const tqc::HostCodec &codec,
                                  const std::vector<int32_t> &lens, int rows,
-                                 std::mt19937_64 &rng) {
+                                 std::mt19937_64 &rng, bool outliers = false) {
   const int d = codec.spec().headDim;
   PagedCache pc;
   pc.maxBlocksPerSeq =
@@ -179,6 +182,8 @@ inline PagedCache makePagedCache(const tqc::HostCodec &codec,
           k[i] = float(tqc::roundToBf16(ks * normal(rng)));
           v[i] = float(tqc::roundToBf16(vs * normal(rng) + 0.25));
         }
+        if (outliers && t % 7 == 3) // a value range past fp16's max
+          v[0] = -39936.f, v[1] = 39936.f; // bf16-exact
         codec.encodeTokenHead(
             k.data(), v.data(), pc.bytes.data(),
             pc.table[b * pc.maxBlocksPerSeq + t / kBlockSize], t % kBlockSize,
