@@ -240,37 +240,6 @@ TQ_INLINE u32x4 unitHalves(const uint32_t (&w)[2], const uint32_t *lut) {
   v.x = h[0], v.y = h[1], v.z = h[2], v.w = h[3];
   return v;
 }
-/* unitHalves (above) times the token's scale (fp16 bits s; the caller has
- * checked that the largest |code| x s is finite in fp16): the values the
- * consumers would otherwise scale per column, one fp16 rounding of the
- * exact product. 4-bit uniform codes where 1024·s is an fp16 (s < 64): one
- * fma of the biased halves, (1024 + c)·s - 1024·s, whose exact result is
- * c·s, so the multiply costs nothing over unitHalves. */
-template <class Info>
-TQ_INLINE u32x4 unitHalvesScaled(const uint32_t (&w)[2], const uint32_t *lut,
-                                 uint32_t s) {
-  constexpr int B = Info::kCodeBits;
-  const uint32_t s2 = s | (s << 16);
-  if constexpr (Info::kQuant == TQ_QUANT_UNIFORM && B == 4) {
-    if (f16BitsToFloat(s) < 64.f) {
-      constexpr uint32_t kMagic = 0x64006400u;
-      const uint32_t c2 = hmul2(s2, 0xe400e400u); // -1024·s, exact
-      const uint32_t e = w[0] & 0x0f0f0f0fu, o = (w[0] >> 4) & 0x0f0f0f0fu;
-      const uint32_t lo = bytePerm(e, o, 0x5140u), hi = bytePerm(e, o, 0x7362u);
-      u32x4 v;
-      v.x = hfma2(bytePerm(lo, kMagic, 0x5150u), s2, c2);
-      v.y = hfma2(bytePerm(lo, kMagic, 0x5352u), s2, c2);
-      v.z = hfma2(bytePerm(hi, kMagic, 0x5150u), s2, c2);
-      v.w = hfma2(bytePerm(hi, kMagic, 0x5352u), s2, c2);
-      return v;
-    }
-  }
-  u32x4 v = unitHalves<Info>(w, lut);
-  v.x = hmul2(v.x, s2), v.y = hmul2(v.y, s2);
-  v.z = hmul2(v.z, s2), v.w = hmul2(v.w, s2);
-  return v;
-}
-
 /* A token's fp16 scale and zero-point bits (those of 1 and 0 where the
  * tensor has none), loaded ahead of their tile and converted where it is
  * staged. */
@@ -388,8 +357,7 @@ constexpr bool unitsGroupable() {
  * kernel: ~170 -> fewer issue instructions per tile and warp); 0: each
  * unit's addresses are computed afresh (the mma.sync kernel, whose
  * 168-register cap spills on the extra live pointers). */
-template <class Spec, int NT, int BN, int RowPitch, int Group = 1,
-          bool Fold = false>
+template <class Spec, int NT, int BN, int RowPitch, int Group = 1>
 struct KvTileStream {
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
@@ -411,17 +379,6 @@ struct KvTileStream {
                        VW = Group * VInfo::kCodeBits / 4;
   static_assert(Group == 1 || (kLean && unitsGroupable<Spec, NT, Group>()),
                 "grouped units: whole aligned code words per group");
-  // Folded scales (Fold, grouped form, keys without zero points): a prefix
-  // token's key and value scales are multiplied into its fp16 tile values
-  // (unitHalvesScaled) and its per-column scales read back 1, so a tile of
-  // folded tokens needs no per-column multiplies in the softmax (the
-  // warp-specialized kernel's producer: allFolded tells its consumers).
-  // A token folds where its largest |code| x scale is finite in fp16 (else
-  // its columns keep their scales). The token of thread tid's scalars is
-  // then tid / GPR + (NT / GPR)·(tid % GPR), so that the GPR threads of a
-  // token's groups find its scalars within their warp (a shuffle).
-  static constexpr bool kFold =
-      Fold && Group > 1 && kLean && !KInfo::kHasZero && 32 % GPR == 0;
 
   const tq_extend_args &a;
   const int32_t *table;
@@ -445,33 +402,14 @@ struct KvTileStream {
         numTiles(prefixTiles + (chunkVisible + BN - 1) / BN), tid(thread) {}
 
   TQ_INLINE bool isChunk(int i) const { return i >= prefixTiles; }
-  /* The tile token whose scalars this thread loads and stages. */
-  TQ_INLINE int scalarToken() const {
-    return kFold ? tid / GPR + (NT / GPR) * (tid % GPR) : tid;
-  }
-  /* Whether a token's scales fold into fp16 tile values: the largest
-   * |code| (levels are under 1 in magnitude) times each scale finite (and
-   * not NaN) in fp16. */
-  static TQ_INLINE bool foldable(uint32_t ksBits, uint32_t vsBits) {
-    constexpr float kMaxK = KInfo::kQuant == TQ_QUANT_UNIFORM
-                                ? float((1 << KInfo::kCodeBits) - 1)
-                                : 1.f;
-    constexpr float kMaxV = VInfo::kQuant == TQ_QUANT_UNIFORM
-                                ? float((1 << VInfo::kCodeBits) - 1)
-                                : 1.f;
-    return fabsf(f16BitsToFloat(ksBits)) * kMaxK <= 65504.f &&
-           fabsf(f16BitsToFloat(vsBits)) * kMaxV <= 65504.f;
-  }
-  /* After stage(i): whether this thread's scalar token reads back unit
-   * scales (folded prefix token, chunk token whose prep scales are 1, or
-   * no token); a tile where every thread's does needs no per-column
-   * multiplies. */
-  TQ_INLINE bool scalesFolded(int i) const {
-    if (scalarToken() >= count(i))
+  /* After stage(i): whether this thread's token reads back unit scales
+   * (a chunk token whose prep scales are 1, or no token); a tile where
+   * every thread's does needs no per-column multiplies (the prefix's codes
+   * carry their scales apart: never). */
+  TQ_INLINE bool unitScales(int i) const {
+    if (tid >= count(i))
       return true;
-    if (i < prefixTiles)
-      return kFold && foldable(pks, pvs);
-    return pks == 0x3f800000u && pvs == 0x3f800000u;
+    return i >= prefixTiles && pks == 0x3f800000u && pvs == 0x3f800000u;
   }
   TQ_INLINE int start(int i) const {
     return i < prefixTiles ? i * BN : (i - prefixTiles) * BN;
@@ -539,10 +477,9 @@ struct KvTileStream {
         }
       }
       pks = pkz = pvs = pvz = 0u; // 0 past the end: those columns drop out
-      const int m = scalarToken();
-      if (m < cnt) {
-        const uint8_t *region = cacheRegion(s0 + m);
-        const int pos = (s0 + m) % Spec::kBlockSize;
+      if (tid < cnt) {
+        const uint8_t *region = cacheRegion(s0 + tid);
+        const int pos = (s0 + tid) % Spec::kBlockSize;
         tokenScalarBits<KInfo>(region, pos, pks, pkz);
         tokenScalarBits<VInfo>(region, pos, pvs, pvz);
       }
@@ -579,9 +516,8 @@ struct KvTileStream {
         }
       }
       copyAsyncCommit();
-      const int m = scalarToken();
-      const bool in = m < cnt;
-      const int64_t sat = int64_t(row0 + s0 + m) * H + kvh;
+      const bool in = tid < cnt;
+      const int64_t sat = int64_t(row0 + s0 + tid) * H + kvh;
       pks = in ? floatToBits(ChunkWs<Spec>::scales(a, false)[sat]) : 0u;
       pvs = in ? floatToBits(ChunkWs<Spec>::scales(a, true)[sat]) : 0u;
       pkz = pvz = 0u;
@@ -593,17 +529,14 @@ struct KvTileStream {
    * unit (register arithmetic only). */
   template <class Info, int W, class Lut, class At>
   static TQ_INLINE void stageGroup(const uint32_t (&g)[W], const Lut *lut,
-                                   At at, bool fold = false,
-                                   uint32_t scale = 0x3c00u) {
+                                   At at) {
     constexpr bool kLookups = Info::kQuant == TQ_QUANT_LLOYD_MAX;
     u32x4 h[kLookups ? Group : 1];
     TQ_UNROLL
     for (int j = 0; j < Group; ++j) {
       uint32_t w[2];
       groupUnit<Info::kCodeBits>(g, j, w);
-      h[kLookups ? j : 0] = fold && Info::kHasScale
-                                ? unitHalvesScaled<Info>(w, lut, scale)
-                                : unitHalves<Info>(w, lut);
+      h[kLookups ? j : 0] = unitHalves<Info>(w, lut);
       if constexpr (!kLookups)
         *reinterpret_cast<u32x4 *>(at(j)) = h[0];
     }
@@ -631,21 +564,12 @@ struct KvTileStream {
           const int gi = tid + k * NT, nn = gi / GPR, q = gi % GPR;
           if (gi >= kGroups)
             break;
-          // The token's scalars from the thread that loaded them (the
-          // same GPR-lane group; scalarToken()).
-          bool fold = false;
-          uint32_t ksb = 0x3c00u, vsb = 0x3c00u;
-          if constexpr (kFold) {
-            const int from = (laneIndex() & ~(GPR - 1)) + k;
-            ksb = shflIdx(pks, from), vsb = shflIdx(pvs, from);
-            fold = foldable(ksb, vsb);
-          }
-          stageGroup<KInfo>(
-              gk[k], lutK, [&](int j) { return dst(nn, q * Group + j, false); },
-              fold, ksb);
-          stageGroup<VInfo>(
-              gv[k], lutV, [&](int j) { return dst(nn, q * Group + j, true); },
-              fold, vsb);
+          stageGroup<KInfo>(gk[k], lutK, [&](int j) {
+            return dst(nn, q * Group + j, false);
+          });
+          stageGroup<VInfo>(gv[k], lutV, [&](int j) {
+            return dst(nn, q * Group + j, true);
+          });
         }
       } else {
         TQ_UNROLL
@@ -674,16 +598,14 @@ struct KvTileStream {
     } else {
       copyAsyncWait<0>();
     }
-    const int buf = i & 1, m = scalarToken();
-    if (m < BN) {
+    const int buf = i & 1;
+    if (tid < BN) {
       const bool prefix = i < prefixTiles;
       auto value = [&](uint32_t bits) {
         return prefix ? f16BitsToFloat(bits) : bitsToFloat(bits);
       };
-      // A folded token's values carry its scales (zero points stay apart).
-      const bool folded = kFold && prefix && foldable(pks, pvs);
-      ks[buf][m] = folded ? 1.f : value(pks), kz[buf][m] = value(pkz);
-      vs[buf][m] = folded ? 1.f : value(pvs), vz[buf][m] = value(pvz);
+      ks[buf][tid] = value(pks), kz[buf][tid] = value(pkz);
+      vs[buf][tid] = value(pvs), vz[buf][tid] = value(pvz);
     }
   }
 };
@@ -766,7 +688,7 @@ TQ_INLINE float2v loadPair(const float *p) {
 
 /* s[j][e] (column 8j + 2t + e % 2) times that column's per-token scale:
  * the key scales on raw scores, the value scales on probabilities, for a
- * tile whose scales are not folded into its fp16 values. */
+ * tile whose scales are not all 1 (KvTileStream::unitScales). */
 template <int NTL>
 TQ_INLINE void scaleColumns(float (&s)[NTL][4], const float *scale, int t) {
   TQ_UNROLL
@@ -790,7 +712,7 @@ TQ_INLINE void scaleColumns(float (&s)[NTL][4], const float *scale, int t) {
  * rf·(s·k + z·qs) is bit for bit the (s·rf)·k + z·(qs·rf) of scaling
  * first. KeyZero / ValueZero: the stored tensors have zero points (else kz,
  * vz are unread). The per-column key and value scales are the caller's
- * (scaleColumns before and after; none on KvTileStream's folded tiles).
+ * (scaleColumns before and after; none on tiles of unit scales).
  * The per-token scalars are read in pairs (8-byte aligned arrays). */
 template <bool KeyZero, bool ValueZero, bool Mask, int NTL>
 TQ_INLINE void tileScores(float (&s)[NTL][4], const float (&qs)[2],
@@ -1018,11 +940,16 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
     TQ_UNROLL
     for (int i = 0; i < E; ++i)
       mx = fmaxf(mx, fabsf(x[i]));
-    // Rows within fp16's comfortable range are written as they are (scale
-    // 1: the wgmma kernel's consumers then skip the per-column multiplies);
-    // others are scaled by a power of two into [-1, 1) (exact).
+    // Rows fp16 holds (max |x| in [2^-8, 65504], or 0) are written as they
+    // are, scale 1: the wgmma kernel's consumers then skip the per-column
+    // multiplies, and the probabilities times the value scale cannot
+    // overflow fp16 (with every row scaled into [-1, 1), as before, a row
+    // past 32768 took scale 65536 and p·65536 did). Others are scaled by a
+    // power of two into [-1, 1) (exact): tiny rows keep their precision;
+    // rows past fp16's range (bf16 inputs only) overflow there still.
     const float rowMax = warpMax(mx);
-    const bool asIs = rowMax <= 32768.f && (rowMax >= 0.00390625f || rowMax == 0.f);
+    const bool asIs =
+        rowMax <= 65504.f && (rowMax >= 0.00390625f || rowMax == 0.f);
     const float s = asIs ? 1.f : pow2Above(rowMax), inv = 1.f / s;
     uint16_t *dst = ChunkWs<Spec>::rows(a, v) + (int64_t(row) * H + h) * D +
                     lane * E;

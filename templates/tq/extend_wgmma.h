@@ -161,10 +161,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
   // consumer thread has finished reading it.
   TQ_SHARED uint64_t sFull[2], sEmpty[2];
-  // Per buffer, per producer warp: whether its tokens' scales are folded
-  // into the tile (KvTileStream::scalesFolded), so the consumers skip the
-  // per-column multiplies when all four are.
-  TQ_SHARED TQ_ALIGN(16) uint32_t sFolded[2][4];
+  // Per buffer, per producer warp: whether its tokens' scales are all 1
+  // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
+  // so the consumers skip the per-column multiplies when all four say so.
+  TQ_SHARED TQ_ALIGN(16) uint32_t sUnitScales[2][4];
 
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
@@ -223,8 +223,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       // --- Producer: tile i into buffer i % 2 once its consumers are done
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       lowerRegisters<Pl::kProducerRegs>();
-      using Stream = KvTileStream<Spec, Pl::kProducerThreads, BN, 64,
-                                  Pl::kUnitGroup, true>;
+      using Stream =
+          KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
       static_assert(Stream::kStep % 8 == 0,
                     "a thread's units 8k token rows apart");
       Stream tiles(a, b, kvh, row0, P, upto, threadIndex() - NT);
@@ -236,9 +236,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
         if (tiles.isChunk(i))
           tiles.issue(i, unitAt(i));
         tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
-        const bool folded = !anyLane(!tiles.scalesFolded(i));
+        const bool unit =
+            tiles.isChunk(i) && !anyLane(!tiles.unitScales(i));
         if (laneIndex() == 0)
-          sFolded[i & 1][warp - Pl::NW] = folded;
+          sUnitScales[i & 1][warp - Pl::NW] = unit;
         fenceProxyAsyncShared(); // the tile is read by the tensor cores
         barrierArrive(&sFull[i & 1]);
         if (i + 1 < numTiles && !tiles.isChunk(i + 1))
@@ -301,18 +302,18 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
     wgmmaCommit();
   };
-  auto attendTile = [&](int i, bool folded) {
+  auto attendTile = [&](int i, bool unit) {
     const int buf = i & 1;
     const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaWait<0>();
     wgmmaPin(s);
     float corr[2];
-    if (!folded)
+    if (!unit)
       scaleColumns(s, sKs[buf], t);
     const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
         s, rf, qs, rTok, sKz[buf], sVz[buf], tiles.count(i), tiles.isChunk(i),
         tiles.start(i), t, m, l, zb, corr);
-    if (!folded)
+    if (!unit)
       scaleColumns(s, sVs[buf], t);
     if (rescale) {
       TQ_UNROLL
@@ -338,7 +339,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     for (int i = 0; i < numTiles; ++i) {
       barrierWait(&sFull[i & 1], (i >> 1) & 1);
       issueScores(i & 1);
-      const u32x4 f = *reinterpret_cast<const u32x4 *>(sFolded[i & 1]);
+      const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[i & 1]);
       attendTile(i, (f.x & f.y & f.z & f.w) != 0u);
       wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
       wgmmaPin(o);
