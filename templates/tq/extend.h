@@ -25,7 +25,7 @@
  *     warps compute on one tile, the next one is in flight — prefix tiles as
  *     raw codes and scalars loaded into registers (a few words per thread),
  *     dequantized into the other buffer after the compute (Lloyd-Max levels,
- *     uniform integer codes, e4m3: all exact in fp16); chunk tiles as
+ *     uniform codes centered on 2^(bits-1), e4m3: all exact in fp16); chunk tiles as
  *     cp.async copies from the workspace. One barrier per tile. Per warp:
  *     S = Q·Kᵀ (m16n8k16, fp32 accumulation; K's B fragments by ldmatrix),
  *     ×(row factor · key scale) + key zero · Σq, masks (tile end, causal
@@ -145,6 +145,17 @@ TQ_INLINE void startUnitCodes(const uint8_t *region, int pos, int c,
   l.start(region + TS::kCodesOffset + pos * TS::kCodesStride,
           c * Info::kCodeBits);
 }
+/* Uniform codes go into the tiles centered, c - 2^(bits-1) (exact in
+ * fp16), and the token's zero point takes 2^(bits-1)·scale instead
+ * (KvTileStream::stage): with c·s + z the fp16 product p·s·c and the
+ * fp32 term p·z cancel wherever a value sits mid-range, and p·s's rounding
+ * (2^-11 of it) came out relative to the larger term: up to 14x for 4-bit
+ * codes (a token of range +-39936 with values near 0: rel. error 1.1e-2 on
+ * the emulator's outlier data, templates/emu/run.sh with EMU_OUTLIERS). */
+template <class Info> constexpr int codeCenter() {
+  return Info::kQuant == TQ_QUANT_UNIFORM ? 1 << (Info::kCodeBits - 1) : 0;
+}
+
 template <class Info>
 TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
                           float (&x)[8]) {
@@ -156,7 +167,7 @@ TQ_INLINE void unitValues(const uint32_t (&w)[2], const float *levels,
     if constexpr (Info::kQuant == TQ_QUANT_LLOYD_MAX)
       x[i] = levels[code];
     else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM)
-      x[i] = float(code);
+      x[i] = float(int(code) - codeCenter<Info>());
     else
       x[i] = e4m3BitsToFloat(code);
   }
@@ -220,15 +231,16 @@ TQ_INLINE u32x4 unitHalves(const uint32_t (&w)[2], const uint32_t *lut) {
   } else if constexpr (Info::kQuant == TQ_QUANT_UNIFORM && B == 4) {
     // Nibbles c0..c7 of w[0]: bytes (c0, c2, c4, c6) and (c1, c3, c5, c7),
     // interleaved to (c0..c3), (c4..c7), each byte under 0x64 is the fp16
-    // 1024 + c, less 1024 exactly c.
-    constexpr uint32_t kMagic = 0x64006400u;
+    // 1024 + c, less 1032 (kCentered) exactly c - 8 (codeCenter).
+    constexpr uint32_t kMagic = 0x64006400u, kCentered = 0x64086408u;
+    static_assert(codeCenter<Info>() == 8, "1032 = 1024 + the center");
     const uint32_t e = w[0] & 0x0f0f0f0fu, o = (w[0] >> 4) & 0x0f0f0f0fu;
     const uint32_t lo = bytePerm(e, o, 0x5140u), hi = bytePerm(e, o, 0x7362u);
     // (Byte 5 of (kMagic:x) is kMagic's byte 1, 0x64.)
-    h[0] = hsub2(bytePerm(lo, kMagic, 0x5150u), kMagic);
-    h[1] = hsub2(bytePerm(lo, kMagic, 0x5352u), kMagic);
-    h[2] = hsub2(bytePerm(hi, kMagic, 0x5150u), kMagic);
-    h[3] = hsub2(bytePerm(hi, kMagic, 0x5352u), kMagic);
+    h[0] = hsub2(bytePerm(lo, kMagic, 0x5150u), kCentered);
+    h[1] = hsub2(bytePerm(lo, kMagic, 0x5352u), kCentered);
+    h[2] = hsub2(bytePerm(hi, kMagic, 0x5150u), kCentered);
+    h[3] = hsub2(bytePerm(hi, kMagic, 0x5352u), kCentered);
   } else { // the float path (a Lloyd-Max table here holds float levels)
     float x[8];
     unitValues<Info>(w, reinterpret_cast<const float *>(lut), x);
@@ -604,8 +616,14 @@ struct KvTileStream {
       auto value = [&](uint32_t bits) {
         return prefix ? f16BitsToFloat(bits) : bitsToFloat(bits);
       };
-      ks[buf][tid] = value(pks), kz[buf][tid] = value(pkz);
-      vs[buf][tid] = value(pvs), vz[buf][tid] = value(pvz);
+      // Prefix zero points plus center·scale: the tiles hold centered
+      // uniform codes (codeCenter; an exact product, one rounding).
+      const float sk = value(pks), sv = value(pvs);
+      ks[buf][tid] = sk, vs[buf][tid] = sv;
+      kz[buf][tid] = prefix ? fmaf(float(codeCenter<KInfo>()), sk, value(pkz))
+                            : value(pkz);
+      vz[buf][tid] = prefix ? fmaf(float(codeCenter<VInfo>()), sv, value(pvz))
+                            : value(pvz);
     }
   }
 };

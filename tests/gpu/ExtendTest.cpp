@@ -81,10 +81,13 @@ void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
         qd[(size_t(r) * hq + h) * d + i] = decode(x, dtype);
       }
     // outliers: every 5th row tiny (2^-12: the prep scales it), every 7th
-    // row's values spanning +-39936 (past the prep's as-is range).
+    // row's values holding -39936 and 39936 (P times them past fp16's
+    // range before the prep wrote such rows as they are), its keys small
+    // (makePagedCache says why).
     const double tiny = outliers && r % 5 == 1 ? 1.0 / 4096 : 1.0;
+    const double kScale = outliers && r % 7 == 3 ? 0.25 : 0.5 + r % 4;
     for (int j = 0; j < kvStride; ++j) {
-      uint16_t x = encode(tiny * (0.5 + r % 4) * normal(rng), dtype);
+      uint16_t x = encode(tiny * kScale * normal(rng), dtype);
       ck[r * kvStride + j] = x;
       kd[r * kvStride + j] = decode(x, dtype);
       double vy = tiny * ((0.5 + r % 3) * normal(rng) - 0.5);
@@ -242,8 +245,10 @@ TEST_P(Extend, Fp16PrefixAndChunkMatchTheFloat64Reference) {
 TEST_P(Extend, PrefixOnlyMatchesTheFloat64Reference) {
   run(TQRT_DTYPE_BF16, false);
 }
-// Tiles whose per-token scales cannot fold into fp16 values (the wgmma
-// kernel's per-column path): value ranges past fp16's max, tiny chunk rows.
+// Scales far from 1: prefix value ranges of +-39936 (the per-column
+// scales on prefix tiles), chunk rows the prep writes as they are next to
+// tiny ones it scales (chunk tiles that skip the per-column multiplies and
+// ones that need them); fails where P times a value scale leaves fp16.
 TEST_P(Extend, OutlierScalesMatchTheFloat64Reference) {
   run(TQRT_DTYPE_BF16, true, true);
 }
