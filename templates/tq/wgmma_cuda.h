@@ -88,6 +88,16 @@ template <int N> TQ_INLINE void wgmmaPin(float (&d)[N][4]) {
       asm volatile("" : "+f"(d[j][e])::"memory");
 }
 
+/* The same for A fragments (wgmmaRS reads them until the wait: pinned
+ * after it, they stay live, so nothing issued in between reuses them). */
+template <int N> TQ_INLINE void wgmmaPin(uint32_t (&a)[N][4]) {
+  TQ_UNROLL
+  for (int j = 0; j < N; ++j)
+    TQ_UNROLL
+    for (int e = 0; e < 4; ++e)
+      asm volatile("" : "+r"(a[j][e])::"memory");
+}
+
 /* d (+)= A·B, fp16 operands, fp32 accumulation, d[j][e] = accumulator
  * element 4j + e; accumulate = false overwrites d. SS: A and B K-major in
  * shared memory. RS: A in registers, B MN-major (trans-b) in shared memory.
