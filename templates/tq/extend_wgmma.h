@@ -43,21 +43,6 @@
 
 namespace tq {
 
-/* The warp-specialized consumers issue the next tile's S = Q·Kᵀ before
- * waiting for the current O += P·V (1; TQC_DEVICE_DEFINES, an experiment:
- * with P(i)'s fragments, S(i + 1) and O live at once ptxas spills 16-88
- * bytes at head_dim 128), or after (0). */
-#ifndef TQ_EXTEND_EARLY_SCORES
-#define TQ_EXTEND_EARLY_SCORES 0
-#endif
-/* With early scores, FA3's ping-pong between the two consumer warpgroups
- * (1): each issues its products (O += P(i)·V(i), then S(i + 1)) only in
- * its turn and hands the turn over once they are issued, so one's softmax
- * runs under the other's products instead of both softmaxes at once. */
-#ifndef TQ_EXTEND_PINGPONG
-#define TQ_EXTEND_PINGPONG 0
-#endif
-
 template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int D = Spec::kHeadDim;
   static constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
@@ -358,54 +343,6 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   const int numTiles = tiles.numTiles;
   if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
-#if TQ_EXTEND_EARLY_SCORES
-    // S(i + 1) issued right behind O += P(i)·V(i), before waiting for it:
-    // the tensor cores go from one to the other without the round trip
-    // through this warpgroup (wait, release, wait for the next tile,
-    // issue). Buffer i is released when P(i)·V(i) is done, as before; s is
-    // free once P(i) is in pa (pinned until that product's wait).
-    // Ping-pong: warpgroup w waits on named barrier 2 + w for its turn to
-    // issue (S(0); then O += P(i)·V(i) with S(i + 1)) and arrives on the
-    // other's once issued. Warpgroup 1 gives warpgroup 0 its first turn
-    // and none after its own last issue: every arrival has its wait.
-    constexpr bool kPingPong = TQ_EXTEND_PINGPONG && Pl::NW == 8;
-    auto awaitTurn = [&] {
-      if constexpr (kPingPong)
-        namedBarrier(2 + wg, 2 * 128);
-    };
-    auto passTurn = [&](bool last) {
-      if constexpr (kPingPong)
-        if (wg == 0 || !last)
-          namedBarrierArrive(2 + (wg ^ 1), 2 * 128);
-    };
-    if (numTiles > 0) {
-      if constexpr (kPingPong)
-        if (wg == 1)
-          namedBarrierArrive(2, 2 * 128);
-      barrierWait(&sFull[0], 0);
-      awaitTurn();
-      issueScores(0);
-      passTurn(false);
-    }
-    for (int i = 0; i < numTiles; ++i) {
-      const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[i & 1]);
-      softmaxTile(i, (f.x & f.y & f.z & f.w) != 0u);
-      if (i + 1 < numTiles)
-        barrierWait(&sFull[(i + 1) & 1], ((i + 1) >> 1) & 1);
-      awaitTurn();
-      issueValues(i);
-      if (i + 1 < numTiles)
-        issueScores((i + 1) & 1);
-      passTurn(i + 1 == numTiles);
-      if (i + 1 < numTiles)
-        wgmmaWait<1>(); // O += P(i)·V(i) done; S(i + 1) may run on
-      else
-        wgmmaWait<0>();
-      wgmmaPin(o);
-      wgmmaPin(pa);
-      barrierArrive(&sEmpty[i & 1]);
-    }
-#else
     for (int i = 0; i < numTiles; ++i) {
       barrierWait(&sFull[i & 1], (i >> 1) & 1);
       issueScores(i & 1);
@@ -415,7 +352,6 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       wgmmaPin(o);
       barrierArrive(&sEmpty[i & 1]);
     }
-#endif
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else {
     // --- In step: tile i + 1 in flight while tile i is computed.

@@ -89,11 +89,6 @@ TQ_INLINE void barrier() { __syncthreads(); }
 TQ_INLINE void namedBarrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
-/* Arrives at barrier `id` without waiting (the side of a named barrier
- * that hands something over; `threads` counts both sides). */
-TQ_INLINE void namedBarrierArrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
 /* All lanes of the warp (orders shared-memory accesses within a warp). */
 TQ_INLINE void syncWarp() { __syncwarp(0xffffffffu); }
 

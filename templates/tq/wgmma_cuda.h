@@ -79,19 +79,13 @@ template <int N> TQ_INLINE void raiseRegisters() {
 
 /* Keeps the compiler from moving accumulator accesses across an
  * asynchronous wgmma (the registers change behind its back until the
- * wait); for A fragments (uint32_t), which wgmmaRS reads until the wait:
- * pinned after it they stay live, so nothing issued in between reuses
- * them. */
-TQ_INLINE void pinRegister(float &x) { asm volatile("" : "+f"(x)::"memory"); }
-TQ_INLINE void pinRegister(uint32_t &x) {
-  asm volatile("" : "+r"(x)::"memory");
-}
-template <class E, int N> TQ_INLINE void wgmmaPin(E (&d)[N][4]) {
+ * wait). */
+template <int N> TQ_INLINE void wgmmaPin(float (&d)[N][4]) {
   TQ_UNROLL
   for (int j = 0; j < N; ++j)
     TQ_UNROLL
     for (int e = 0; e < 4; ++e)
-      pinRegister(d[j][e]);
+      asm volatile("" : "+f"(d[j][e])::"memory");
 }
 
 /* d (+)= A·B, fp16 operands, fp32 accumulation, d[j][e] = accumulator

@@ -144,7 +144,7 @@ protected:
 /// kernels that read it are tested apart from the store kernel. outliers:
 /// every 7th token's values also hold -39936 and 39936 (value scales far
 /// past the others': the extend's per-column scales and its fp16
-/// products' range), and its keys are small (see below).
+/// products' range), and every key has scale 0.5 (see below).
 struct PagedCache {
   std::vector<uint8_t> bytes;
   std::vector<int32_t> table; ///< [rows][maxBlocksPerSeq]
@@ -177,13 +177,14 @@ inline PagedCache makePagedCache(const tqc::HostCodec &codec,
   for (size_t b = 0; b < lens.size(); ++b)
     for (int t = 0; t < lens[b]; ++t)
       for (int h = 0; h < codec.spec().numKVHeads; ++h) {
-        // Outlier tokens get small keys (0.25): a token whose values are
-        // 10^4 times the others' dominates its rows' outputs, so its
-        // weight's rounding (the score's fp16 error, ~2^-11·scale·|q|·|k|:
-        // 3 % at key scale 3.5) becomes the output's relative error; the
-        // test is about the value range, the plain data covers the keys.
-        const double ks = outliers && t % 7 == 3 ? 0.25 : 0.5 + (t % 5),
-                     vs = 0.5 + (t % 3);
+        // With outliers every key has scale 0.5: where a token's values
+        // are 10^4 times the others' the rows' outputs are its values over
+        // the other tokens' weight sum, so the weights' rounding (the
+        // scores' fp16 error, ~2^-11·scale·|q|·|k|: 3 % at key scale 3.5)
+        // no longer cancels between numerator and denominator and becomes
+        // the output's relative error (GPU session 23: 1.0e-2 .. 5.2e-2).
+        // The test is about the value range; the plain data covers keys.
+        const double ks = outliers ? 0.5 : 0.5 + (t % 5), vs = 0.5 + (t % 3);
         for (int i = 0; i < d; ++i) {
           k[i] = float(tqc::roundToBf16(ks * normal(rng)));
           v[i] = float(tqc::roundToBf16(vs * normal(rng) + 0.25));
