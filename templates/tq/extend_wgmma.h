@@ -302,18 +302,9 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
     wgmmaCommit();
   };
-  uint32_t pa[VS][4]; // P(i) as A fragments, read by O += P·V until its wait
-  auto issueValues = [&](int i) {
-    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, (i & 1) * Pl::kBufBytes);
-    wgmmaFence();
-    TQ_UNROLL
-    for (int kv = 0; kv < VS; ++kv)
-      wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
-    wgmmaCommit();
-  };
-  // S(i) waited for, the softmax, P(i) into pa (O += P·V not issued).
-  auto softmaxTile = [&](int i, bool unit) {
+  auto attendTile = [&](int i, bool unit) {
     const int buf = i & 1;
+    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaWait<0>();
     wgmmaPin(s);
     float corr[2];
@@ -331,13 +322,15 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
         o[j][2] *= corr[1], o[j][3] *= corr[1];
       }
     }
+    uint32_t pa[VS][4];
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
       probFragment(s, kv, pa[kv]);
-  };
-  auto attendTile = [&](int i, bool unit) {
-    softmaxTile(i, unit);
-    issueValues(i);
+    wgmmaFence();
+    TQ_UNROLL
+    for (int kv = 0; kv < VS; ++kv)
+      wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
+    wgmmaCommit();
   };
 
   const int numTiles = tiles.numTiles;
