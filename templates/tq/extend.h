@@ -671,19 +671,26 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
           x[b][i] = 0.f;
       }
     }
+    // The batch's rows rotate together (padding rows are zeros and stay
+    // zeros): no branch between them, so their shuffle chains interleave.
+    if constexpr (KInfo::kRotated)
+      warpRotateMany<D, KInfo::kRounds, kBatch>(x, Spec::keySigns());
+    float f[kBatch], mx[kBatch];
     TQ_UNROLL
     for (int b = 0; b < kBatch; ++b) {
-      const int r = r0 + b;
-      if constexpr (KInfo::kRotated)
-        if (r / G < ntok)
-          warpRotate<D, KInfo::kRounds>(x[b], Spec::keySigns());
-      float mx = 0.f;
+      mx[b] = 0.f;
       TQ_UNROLL
       for (int i = 0; i < E; ++i) {
         x[b][i] *= qscale;
-        mx = fmaxf(mx, fabsf(x[b][i]));
+        mx[b] = fmaxf(mx[b], fabsf(x[b][i]));
       }
-      const float f = pow2Above(warpMax(mx)), inv = 2.f / f; // into (-2, 2)
+    }
+    warpMaxMany(mx);
+    TQ_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int r = r0 + b;
+      f[b] = pow2Above(mx[b]);
+      const float inv = 2.f / f[b]; // into (-2, 2)
       float qs = 0.f;
       TQ_UNROLL
       for (int i = 0; i < E; i += 2) {
@@ -691,11 +698,15 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
         put(r, lane * E + i, h2);
         qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
       }
-      if constexpr (KInfo::kHasZero)
-        qs = warpSum(qs);
-      if (lane == 0) {
-        rowF[r] = f * 0.5f;
-        rowQs[r] = qs;
+      mx[b] = qs; // reused: the row's Σ of fp16 values
+    }
+    if constexpr (KInfo::kHasZero)
+      warpSumMany(mx);
+    if (lane == 0) {
+      TQ_UNROLL
+      for (int b = 0; b < kBatch; ++b) {
+        rowF[r0 + b] = f[b] * 0.5f;
+        rowQs[r0 + b] = mx[b];
       }
     }
   }
@@ -879,7 +890,7 @@ TQ_INLINE void probFragment(const float (&s)[NTL][4], int kv,
  * zero-point term into sO (floats, row pitch OP), the log-sum-exp when
  * asked; then each warp un-rotates and writes its 16 rows. The caller has
  * made sO free (a barrier after the last tile's reads). */
-template <class Spec, class T, int OT, int OP>
+template <class Spec, class T, int OT, int OP, int kRowBatch>
 TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
                           float (&m)[2], float (&l)[2], float (&zb)[2],
                           const int (&rTok)[2], int kvh, int row0, int tok0,
@@ -917,19 +928,32 @@ TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
   }
   syncWarp();
   T *out = static_cast<T *>(a.out);
-  for (int r = warp * 16; r < warp * 16 + 16; ++r) {
-    const int tk = r / G;
-    if (tk >= ntok)
+  // kRowBatch rows at a time: their un-rotations have no branch between
+  // them, so their shuffle chains interleave (one row at a time, every
+  // stage of every row waited out a shuffle's latency).
+  static_assert(16 % kRowBatch == 0, "whole batches of a warp's 16 rows");
+  for (int r0 = warp * 16; r0 < warp * 16 + 16; r0 += kRowBatch) {
+    if (r0 / G >= ntok)
       break; // rows are in token order: the rest are padding too
-    float x[E];
+    float x[kRowBatch][E];
     TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      x[i] = sO[r * OP + lane * E + i];
+    for (int b = 0; b < kRowBatch; ++b) {
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        x[b][i] = sO[(r0 + b) * OP + lane * E + i];
+    }
     if constexpr (VInfo::kRotated)
-      warpRotateInverse<D, VInfo::kRounds>(x, Spec::valueSigns());
-    storeRow<T, E>(out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
-                       int64_t(kvh * G + r % G) * a.out_stride_head + lane * E,
-                   x);
+      warpRotateInverseMany<D, VInfo::kRounds, kRowBatch>(x,
+                                                          Spec::valueSigns());
+    TQ_UNROLL
+    for (int b = 0; b < kRowBatch; ++b) {
+      const int r = r0 + b, tk = r / G;
+      if (tk < ntok)
+        storeRow<T, E>(out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
+                           int64_t(kvh * G + r % G) * a.out_stride_head +
+                           lane * E,
+                       x[b]);
+    }
   }
 }
 
@@ -1002,6 +1026,9 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   constexpr int KS = Pl::kKSteps, NTL = Pl::kNTiles, VS = Pl::kVSteps,
                 OT = Pl::kOTiles, E = D / kWarpSize;
   constexpr int KP = Pl::kPitch, OP = Pl::kOPitch;
+  // Rows per batch of the query staging and the epilogue's un-rotation
+  // (more interleave their shuffle chains; the register cap bounds it).
+  constexpr int kQueryRows = 2, kEpilogueRows = 4;
 
   // --- Which sequence and query tile (uniform over the CTA). ---
   int b = 0, tile = -1;
@@ -1034,7 +1061,7 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   }
 
   // --- Queries: rotated, × scale·log2(e), per-row power-of-two into fp16.
-  stageQueries<Spec, T, 1>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+  stageQueries<Spec, T, kQueryRows>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
                         [&](int r, int col, uint32_t h2) {
                           *reinterpret_cast<uint32_t *>(sQ + r * KP + col) = h2;
                         });
@@ -1149,7 +1176,8 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   }
 
   // --- Epilogue: normalize, zero-point term, un-rotate, write. ---
-  finishRows<Spec, T, OT, OP>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok, sO);
+  finishRows<Spec, T, OT, OP, kEpilogueRows>(a, o, m, l, zb, rTok, kvh, row0,
+                                             tok0, ntok, sO);
 }
 
 } // namespace tq

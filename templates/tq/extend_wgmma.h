@@ -183,7 +183,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
   }
   auto queries = [&] {
-    stageQueries<Spec, T, 8>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+    stageQueries<Spec, T, 16>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
                               [&](int r, int col, uint32_t h2) {
                                 *reinterpret_cast<uint32_t *>(
                                     sQ + swizzledUnit(kRows, r, col >> 3) +
@@ -368,7 +368,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   }
 
   // --- Epilogue (sO overlays the tiles: every read is behind a barrier).
-  finishRows<Spec, T, OT, OP>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok, sO);
+  finishRows<Spec, T, OT, OP, 16>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok,
+                                  sO);
 #else
   (void)a;
   trap(); // the compiler chooses this kernel for sm_90a bundles only

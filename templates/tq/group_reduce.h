@@ -31,6 +31,24 @@ template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMax(R v) {
 template <int WIDTH = kWarpSize, class R> TQ_INLINE R groupMin(R v) {
   return groupReduce<WIDTH>(v, [](R a, R b) { return b < a ? b : a; });
 }
+/* v[i] <- its warp-wide combination for N values at once, step by step so
+ * that their shuffles are in flight together (each value's result is the
+ * same as groupReduce's). */
+template <int N, class R, class Op>
+TQ_INLINE void warpReduceMany(R (&v)[N], Op op) {
+  TQ_UNROLL
+  for (int m = 1; m < kWarpSize; m <<= 1) {
+    TQ_UNROLL
+    for (int i = 0; i < N; ++i)
+      v[i] = op(v[i], shflXor(v[i], m));
+  }
+}
+template <int N, class R> TQ_INLINE void warpSumMany(R (&v)[N]) {
+  warpReduceMany(v, [](R a, R b) { return a + b; });
+}
+template <int N, class R> TQ_INLINE void warpMaxMany(R (&v)[N]) {
+  warpReduceMany(v, [](R a, R b) { return b > a ? b : a; });
+}
 template <class R> TQ_INLINE R warpSum(R v) { return groupSum<kWarpSize>(v); }
 template <class R> TQ_INLINE R warpMax(R v) { return groupMax<kWarpSize>(v); }
 template <class R> TQ_INLINE R warpMin(R v) { return groupMin<kWarpSize>(v); }
