@@ -62,14 +62,16 @@ template <class Spec> struct ExtendWgmmaPlan {
   // its stores (KvTileStream::stageGroup) producer 128 / consumers 184
   // spill nothing for k3v4, k4v4, k3v3, k2v2, k4v2 at head_dim 64 and 128
   // (k3v4: 68 bytes at 112, 12 at 120); fp8 keys (k8v4: 88 bytes at 128)
-  // nothing at 104. TQ_EXTEND_PRODUCER_REGS overrides it (experiments).
+  // nothing at 104 until the chunk tiles' softmax skipped its p·z terms
+  // (session 24: 4 bytes at 104 and 112 for head_dim 128), nothing at
+  // 120. TQ_EXTEND_PRODUCER_REGS overrides it (experiments).
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
   static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
 #ifdef TQ_EXTEND_PRODUCER_REGS
   static constexpr int kProducerRegs = TQ_EXTEND_PRODUCER_REGS;
 #else
-  static constexpr int kProducerRegs = kKeyBits == 8 ? 104 : 128;
+  static constexpr int kProducerRegs = kKeyBits == 8 ? 120 : 128;
 #endif
   static constexpr int kConsumerRegs = 184;
   static constexpr int BN = Spec::kExtendBlockN;
