@@ -690,7 +690,9 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
     for (int b = 0; b < kBatch; ++b) {
       const int r = r0 + b;
       f[b] = pow2Above(mx[b]);
-      const float inv = 2.f / f[b]; // into (-2, 2)
+      // 2 / f into (-2, 2), exact from the exponent (f is a power of two
+      // from pow2Above; inf gives 0): no IEEE division's slow-path check.
+      const float inv = bitsToFloat((255u - (floatToBits(f[b]) >> 23)) << 23);
       float qs = 0.f;
       TQ_UNROLL
       for (int i = 0; i < E; i += 2) {
@@ -749,11 +751,23 @@ TQ_INLINE void scaleColumns(float (&s)[NTL][4], const float *scale, int t) {
  * vz are unread). The per-column key and value scales are the caller's
  * (scaleColumns before and after; none on tiles of unit scales).
  * The per-token scalars are read in pairs (8-byte aligned arrays). */
+/* The maximum of N values (N a power of two) by pairs, level by level. */
+template <int N> TQ_INLINE float treeMax(const float (&u)[N]) {
+  if constexpr (N == 1) {
+    return u[0];
+  } else {
+    float h[N / 2];
+    TQ_UNROLL
+    for (int j = 0; j < N / 2; ++j)
+      h[j] = fmaxf(u[j], u[j + N / 2]);
+    return treeMax(h);
+  }
+}
+
 template <bool KeyZero, bool ValueZero, bool Mask, int NTL>
 TQ_INLINE void tileScores(float (&s)[NTL][4], const float (&qs)[2],
-                          const int (&rTok)[2],
-                          const float *kz, int cnt, bool causal,
-                          int chunkBase, int t, float (&mx)[2]) {
+                          const int (&lim)[2], const float *kz, int t,
+                          float (&mx)[2]) {
   TQ_UNROLL
   for (int j = 0; j < NTL; ++j) {
     const int c0 = j * 8 + 2 * t;
@@ -766,27 +780,43 @@ TQ_INLINE void tileScores(float (&s)[NTL][4], const float (&qs)[2],
       float v = s[j][e];
       if constexpr (KeyZero)
         v = fmaf(e & 1 ? z2.y : z2.x, qs[i], v);
-      if constexpr (Mask) {
-        const int col = c0 + (e & 1);
-        const bool dead = col >= cnt || rTok[i] < 0 ||
-                          (causal && chunkBase + col > rTok[i]);
-        v = dead ? negInf() : v;
-      }
+      // lim[i]: the row's last live column, less 2t (a compile-time
+      // column offset against one register per row).
+      if constexpr (Mask)
+        v = j * 8 + (e & 1) > lim[i] ? negInf() : v;
       s[j][e] = v;
-      mx[i] = fmaxf(mx[i], v);
     }
+  }
+  // The rows' maxima as trees (depth log2(2·NTL), not a chain of 2·NTL
+  // dependent FMNMX; max is exact, so the order does not change it).
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    float u[NTL];
+    TQ_UNROLL
+    for (int j = 0; j < NTL; ++j)
+      u[j] = fmaxf(s[j][2 * i], s[j][2 * i + 1]);
+    mx[i] = treeMax(u);
   }
 }
 
 /* p = 2^(s·rf - m) per score into s, each row's Σp into l and, with value
- * zero points, Σp·z into zb. */
+ * zero points, Σp·z into zb; the sums in four interleaved partial sums per
+ * row (four short dependency chains instead of one of 2·NTL adds). */
 template <bool ValueZero, int NTL>
 TQ_INLINE void tileProbs(float (&s)[NTL][4], const float (&rf)[2],
                          const float (&mSub)[2], const float *vz, int t,
                          float (&l)[2], float (&zb)[2]) {
+  constexpr int kParts = NTL >= 4 ? 4 : NTL;
+  float lp[2][kParts], zp[2][kParts];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    TQ_UNROLL
+    for (int k = 0; k < kParts; ++k)
+      lp[i][k] = zp[i][k] = 0.f;
+  }
   TQ_UNROLL
   for (int j = 0; j < NTL; ++j) {
-    const int c0 = j * 8 + 2 * t;
+    const int c0 = j * 8 + 2 * t, k = j % kParts;
     float2v z2 = {0.f, 0.f};
     if constexpr (ValueZero)
       z2 = loadPair(vz + c0);
@@ -794,13 +824,34 @@ TQ_INLINE void tileProbs(float (&s)[NTL][4], const float (&rf)[2],
     for (int e = 0; e < 4; ++e) {
       const int i = e >> 1;
       const float p = exp2Fast(fmaf(s[j][e], rf[i], mSub[i]));
-      l[i] += p;
+      lp[i][k] += p;
       if constexpr (ValueZero)
-        zb[i] = fmaf(p, e & 1 ? z2.y : z2.x, zb[i]);
+        zp[i][k] = fmaf(p, e & 1 ? z2.y : z2.x, zp[i][k]);
       s[j][e] = p;
     }
   }
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    float ls = lp[i][0], zs = zp[i][0];
+    TQ_UNROLL
+    for (int k = 1; k < kParts; ++k) {
+      ls += lp[i][k];
+      zs += zp[i][k];
+    }
+    l[i] += ls;
+    if constexpr (ValueZero)
+      zb[i] += zs;
+  }
 }
+
+/* How far (log2 units) a chunk tile lets a row's running maximum lag its
+ * true one before rescaling (FA4's lazy rescale): p = 2^(s - m) then stays
+ * below 2^8, exact in range for fp16 and for the fp32 sums, and most tiles
+ * past the first few skip the output's 2·D/8 multiplies. Prefix tiles
+ * rescale exactly: their probabilities are multiplied by value scales in
+ * fp16 (scaleColumns), which p up to 2^8 could overflow. Chunk tiles come
+ * after every prefix tile, so a prefix tile never sees a lagging max. */
+constexpr float kLazyRescaleLog2 = 8.f;
 
 template <bool KeyZero, bool ValueZero, int NTL>
 TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
@@ -811,19 +862,31 @@ TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
   const bool needMask = anyLane(
       cnt < NTL * 8 || rTok[0] < 0 || rTok[1] < 0 ||
       (causal && chunkBase + NTL * 8 - 1 > minInt(rTok[0], rTok[1])));
-  float mx[2] = {negInf(), negInf()};
-  if (needMask)
-    tileScores<KeyZero, ValueZero, true>(s, qs, rTok, kz, cnt, causal,
-                                         chunkBase, t, mx);
-  else
-    tileScores<KeyZero, ValueZero, false>(s, qs, rTok, kz, cnt, causal,
-                                          chunkBase, t, mx);
+  float mx[2];
+  if (needMask) {
+    // Column c of row i is live while c <= lim: before the tile's end, on
+    // a real row and, on chunk tiles, not after the row's own token.
+    int lim[2];
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      const int last = causal ? minInt(cnt - 1, rTok[i] - chunkBase) : cnt - 1;
+      lim[i] = (rTok[i] < 0 ? -1 : last) - 2 * t;
+    }
+    tileScores<KeyZero, ValueZero, true>(s, qs, lim, kz, t, mx);
+  } else {
+    const int lim[2] = {0, 0};
+    tileScores<KeyZero, ValueZero, false>(s, qs, lim, kz, t, mx);
+  }
   float mSub[2];
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) {
     mx[i] = fmaxf(mx[i], shflXor(mx[i], 1));
     mx[i] = fmaxf(mx[i], shflXor(mx[i], 2));
-    const float mNew = fmaxf(m[i], mx[i] * rf[i]);
+    const float seen = mx[i] * rf[i];
+    // A chunk tile keeps a finite running max within kLazyRescaleLog2 of
+    // the tile's (the quad agrees: mx and m are the quad's).
+    const bool lag = causal && !isNegInf(m[i]) && seen <= m[i] + kLazyRescaleLog2;
+    const float mNew = lag ? m[i] : fmaxf(m[i], seen);
     // Nothing seen yet (mNew = -inf): keep everything at zero; exp2 of a
     // masked -inf score minus a finite max is 0.
     corr[i] = isNegInf(mNew) ? 1.f : decode_detail::mergeWeight(m[i], mNew);
