@@ -333,8 +333,8 @@ template <class Spec> struct ChunkWs {
  * blockIdx.x enumerates the tiles of kTok chunk tokens of all sequences in
  * order, each sequence's last (most causal work) tile first. */
 template <int kTok>
-TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
-  int id = blockIndexX();
+TQ_INLINE void findQueryTile(const tq_extend_args &a, int id, int &b,
+                             int &tile) {
   tile = -1;
   for (b = 0; b < a.batch; ++b) {
     const int n = a.cu_seqlens_q[b + 1] - a.cu_seqlens_q[b];
@@ -345,6 +345,10 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
     }
     id -= tiles;
   }
+}
+template <int kTok>
+TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
+  findQueryTile<kTok>(a, blockIndexX(), b, tile);
 }
 
 /* Whether KvTileStream's grouped form (Group consecutive units of a token
@@ -853,6 +857,10 @@ TQ_INLINE void tileProbs(float (&s)[NTL][4], const float (&rf)[2],
  * after every prefix tile, so a prefix tile never sees a lagging max. */
 constexpr float kLazyRescaleLog2 = 8.f;
 
+#ifndef TQ_EXTEND_SKIP_CHUNK_ZEROS
+#define TQ_EXTEND_SKIP_CHUNK_ZEROS 1
+#endif
+
 template <bool KeyZero, bool ValueZero, int NTL>
 TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
                              const float (&qs)[2], const int (&rTok)[2],
@@ -897,8 +905,9 @@ TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
   }
   // Chunk tiles' value zero points are 0 (KvTileStream): their p·z terms
   // add nothing, so they skip them (an FFMA per score and a shared load per
-  // four, of ~6 instructions per score).
-  if (ValueZero && !causal)
+  // four, of ~6 instructions per score). TQ_EXTEND_SKIP_CHUNK_ZEROS=0 (a
+  // developer knob, for A/B timing) keeps one form for both kinds of tile.
+  if (ValueZero && !(TQ_EXTEND_SKIP_CHUNK_ZEROS && causal))
     tileProbs<ValueZero>(s, rf, mSub, vz, t, l, zb);
   else
     tileProbs<false>(s, rf, mSub, vz, t, l, zb);

@@ -81,6 +81,19 @@ TQ_INLINE int warpIndex() { return int(threadIdx.x) >> kLog2WarpSize; }
 TQ_INLINE int blockIndexX() { return int(blockIdx.x); }
 TQ_INLINE int blockIndexY() { return int(blockIdx.y); }
 TQ_INLINE int blockIndexZ() { return int(blockIdx.z); }
+TQ_INLINE int gridSizeX() { return int(gridDim.x); }
+TQ_INLINE int gridSizeY() { return int(gridDim.y); }
+/* The device's SM count as the hardware numbers them (%nsmid: an upper
+ * bound on %smid + 1; the SM count on the GPUs measured). */
+TQ_INLINE int smIdCount() {
+  unsigned n;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(n));
+  return int(n);
+}
+/* A hint: the 128-byte line holding p into L2 (no register, no wait). */
+TQ_INLINE void prefetchL2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
 
 /* All threads of the CTA. */
 TQ_INLINE void barrier() { __syncthreads(); }
