@@ -131,26 +131,38 @@ template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
   groupFwht<D, kWarpSize>(x);
 }
 
+/* This lane's bits of round r's D1 (which 0) or D2 (which 1) signs. */
+template <int D, int G>
+TQ_INLINE uint32_t roundSignBits(const uint32_t *signs, int r, int which) {
+  constexpr int W = D / kWarpSize; // mask words per sign vector
+  return laneSignBits<D, G>(signs + (2 * r + which) * W,
+                            laneIndex() & (G - 1));
+}
+
+/* x[v] <- after · H · before · x[v] (sign bits as laneSignBits gives them):
+ * one round, forward (D1 then D2) or inverse (D2 then D1). */
+template <int D, int G, int NR, class R>
+TQ_INLINE void signedFwhtMany(R (&x)[NR][D / G], uint32_t before,
+                              uint32_t after) {
+  TQ_UNROLL
+  for (int v = 0; v < NR; ++v)
+    applySigns(x[v], before);
+  groupFwhtMany<D, G, NR>(x);
+  TQ_UNROLL
+  for (int v = 0; v < NR; ++v)
+    applySigns(x[v], after);
+}
+
 /* Rounds FIRST .. ROUNDS - 1 of R·x for NR vectors on a group of G lanes
  * (the store runs round 0 on tensor cores, rotate_mma.h, and the rest
  * here). */
 template <int D, int FIRST, int ROUNDS, int G, int NR, class R>
 TQ_INLINE void groupRotateRoundsMany(R (&x)[NR][D / G],
                                      const uint32_t *signs) {
-  constexpr int W = D / kWarpSize; // mask words per sign vector
-  const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
-  for (int r = FIRST; r < ROUNDS; ++r) {
-    const uint32_t d1 = laneSignBits<D, G>(signs + (2 * r) * W, gl);
-    const uint32_t d2 = laneSignBits<D, G>(signs + (2 * r + 1) * W, gl);
-    TQ_UNROLL
-    for (int v = 0; v < NR; ++v)
-      applySigns(x[v], d1);
-    groupFwhtMany<D, G, NR>(x);
-    TQ_UNROLL
-    for (int v = 0; v < NR; ++v)
-      applySigns(x[v], d2);
-  }
+  for (int r = FIRST; r < ROUNDS; ++r)
+    signedFwhtMany<D, G>(x, roundSignBits<D, G>(signs, r, 0),
+                         roundSignBits<D, G>(signs, r, 1));
 }
 template <int D, int FIRST, int ROUNDS, int G, class R>
 TQ_INLINE void groupRotateRounds(R (&x)[D / G], const uint32_t *signs) {
@@ -177,20 +189,10 @@ TQ_INLINE void warpRotateMany(R (&x)[NR][D / kWarpSize],
 template <int D, int ROUNDS, int G, int NR, class R>
 TQ_INLINE void groupRotateInverseMany(R (&x)[NR][D / G],
                                       const uint32_t *signs) {
-  constexpr int W = D / kWarpSize;
-  const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
-  for (int r = ROUNDS - 1; r >= 0; --r) {
-    const uint32_t d1 = laneSignBits<D, G>(signs + (2 * r) * W, gl);
-    const uint32_t d2 = laneSignBits<D, G>(signs + (2 * r + 1) * W, gl);
-    TQ_UNROLL
-    for (int v = 0; v < NR; ++v)
-      applySigns(x[v], d2);
-    groupFwhtMany<D, G, NR>(x);
-    TQ_UNROLL
-    for (int v = 0; v < NR; ++v)
-      applySigns(x[v], d1);
-  }
+  for (int r = ROUNDS - 1; r >= 0; --r)
+    signedFwhtMany<D, G>(x, roundSignBits<D, G>(signs, r, 1),
+                         roundSignBits<D, G>(signs, r, 0));
 }
 /* x <- Rᵀ·x. */
 template <int D, int ROUNDS, int G, class R>
