@@ -152,6 +152,60 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
   return bad;
 }
 
+/* The sm_90a kernel's batched rows (stageQueries over 16 rows per warp,
+ * finishRows's un-rotation of 16 rows at once), which the mma.sync kernel
+ * here runs one row at a time: the staged fp16 query pairs, row factors and
+ * sums of every query tile and KV head (padding rows included) and the
+ * inverse rotation of random rows, batched against one row at a time, bit
+ * for bit. */
+static int checkRowBatches(const tq_extend_args &a, std::mt19937_64 &rng) {
+  using Pl = tq::ExtendPlan<Spec>;
+  using VInfo = tq::TensorInfo<Spec, false>;
+  namespace ed = tq::extend_detail;
+  constexpr int D = Spec::kHeadDim, E = D / 32, R = Pl::kRows, kTok = Pl::kTokTile;
+  static uint32_t q16[R][D / 2], q1[R][D / 2];
+  static float f16[R], f1[R], s16[R], s1[R];
+  int bad = 0;
+  const int tiles = (a.max_tokens + kTok - 1) / kTok + a.max_batch;
+  for (int x = 0; x < tiles; ++x) for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh) {
+    int b = 0, tile = -1;
+    ed::findQueryTile<kTok>(a, x, b, tile);
+    if (tile < 0) continue;
+    const int row0 = a.cu_seqlens_q[b], n = a.cu_seqlens_q[b + 1] - row0;
+    const int tok0 = tile * kTok, ntok = std::min(kTok, n - tok0);
+    emu::runCta(x, kvh, 0, Pl::NT, [&] {
+      ed::stageQueries<Spec, tq::bf16_t, 16>(a, kvh, row0, tok0, ntok, f16, s16,
+          [&](int r, int col, uint32_t h2) { q16[r][col / 2] = h2; });
+      ed::stageQueries<Spec, tq::bf16_t, 1>(a, kvh, row0, tok0, ntok, f1, s1,
+          [&](int r, int col, uint32_t h2) { q1[r][col / 2] = h2; });
+    });
+    for (int r = 0; r < R; ++r) {
+      const bool same = !memcmp(q16[r], q1[r], sizeof q1[r]) && !memcmp(&f16[r], &f1[r], 4) &&
+                        (!tq::TensorInfo<Spec, true>::kHasZero || !memcmp(&s16[r], &s1[r], 4));
+      if (!same && bad++ < 3) printf("query tile %d head %d row %d: 16-row batch differs\n", x, kvh, r);
+    }
+  }
+  static float xs[16][32][E], xr[16][32][E];
+  std::normal_distribution<float> normal;
+  for (int v = 0; v < 16; ++v) for (int l = 0; l < 32; ++l) for (int i = 0; i < E; ++i) xs[v][l][i] = xr[v][l][i] = normal(rng);
+  emu::runCta(0, 0, 0, 32, [&] {
+    const int l = tq::laneIndex();
+    float x[16][E];
+    for (int v = 0; v < 16; ++v) for (int i = 0; i < E; ++i) x[v][i] = xs[v][l][i];
+    tq::warpRotateInverseMany<D, VInfo::kRounds, 16>(x, Spec::valueSigns());
+    for (int v = 0; v < 16; ++v) for (int i = 0; i < E; ++i) xs[v][l][i] = x[v][i];
+    for (int v = 0; v < 16; ++v) {
+      float y[E];
+      for (int i = 0; i < E; ++i) y[i] = xr[v][l][i];
+      tq::warpRotateInverse<D, VInfo::kRounds>(y, Spec::valueSigns());
+      for (int i = 0; i < E; ++i) xr[v][l][i] = y[i];
+    }
+  });
+  if (memcmp(xs, xr, sizeof xs) && bad++ < 3) printf("16-row inverse rotation differs from one row at a time\n");
+  printf("%s batched query staging and un-rotation (sm_90a path): %s\n", PRESET, bad ? "FAIL" : "ok");
+  return bad;
+}
+
 int main() {
   emu::gSharedBase = ((uintptr_t)&gDummyStatic & ~uintptr_t((1 << 24) - 1)) - (uintptr_t(1) << 30) - 0x400;
   {
@@ -226,6 +280,7 @@ int main() {
       for (int x = 0; x < maxTokens; ++x) emu::runCta(x, 0, 0, Spec::kExtendPrepWarps * 32, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
     }
     if (checkLeanTiles(a, prefix, cu, batch)) return 1;
+    if (checkRowBatches(a, rng)) return 1;
     std::vector<std::pair<int, int>> ctas;
     for (int x = 0; x < (maxTokens + Pl::kTokTile - 1) / Pl::kTokTile + maxBatch; ++x) for (int y = 0; y < hkv; ++y) ctas.push_back({x, y});
     std::shuffle(ctas.begin(), ctas.end(), rng);

@@ -1114,8 +1114,12 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
                 OT = Pl::kOTiles, E = D / kWarpSize;
   constexpr int KP = Pl::kPitch, OP = Pl::kOPitch;
   // Rows per batch of the query staging and the epilogue's un-rotation
-  // (more interleave their shuffle chains; the register cap bounds it).
-  constexpr int kQueryRows = 2, kEpilogueRows = 4;
+  // (more interleave their shuffle chains): one, as before. At its
+  // 168-register cap ptxas spilled this kernel for every larger pair tried
+  // (sm_90 k3v4 head_dim 128: 2/4 12 B, 2/2, 1/4, 1/2 32 B); the wgmma
+  // kernel's 16-row batches are checked against one row at a time by the
+  // CPU emulator (emu_extend.cpp checkRowBatches).
+  constexpr int kQueryRows = 1, kEpilogueRows = 1;
 
   // --- Which sequence and query tile (uniform over the CTA). ---
   int b = 0, tile = -1;

@@ -139,15 +139,19 @@ TQ_INLINE uint32_t roundSignBits(const uint32_t *signs, int r, int which) {
                             laneIndex() & (G - 1));
 }
 
-/* x[v] <- after · H · before · x[v] (sign bits as laneSignBits gives them):
- * one round, forward (D1 then D2) or inverse (D2 then D1). */
+/* One round on NR vectors: x[v] <- D2·H·D1·x[v] (forward) or D1·H·D2·x[v]
+ * (inverse). Each sign word is read where it is applied: the second one
+ * read before the transform was one more live register across it, which
+ * spilled the QJL store on sm_120. */
 template <int D, int G, int NR, class R>
-TQ_INLINE void signedFwhtMany(R (&x)[NR][D / G], uint32_t before,
-                              uint32_t after) {
+TQ_INLINE void signedFwhtMany(R (&x)[NR][D / G], const uint32_t *signs,
+                              int r, bool inverse) {
+  const uint32_t before = roundSignBits<D, G>(signs, r, inverse ? 1 : 0);
   TQ_UNROLL
   for (int v = 0; v < NR; ++v)
     applySigns(x[v], before);
   groupFwhtMany<D, G, NR>(x);
+  const uint32_t after = roundSignBits<D, G>(signs, r, inverse ? 0 : 1);
   TQ_UNROLL
   for (int v = 0; v < NR; ++v)
     applySigns(x[v], after);
@@ -161,8 +165,7 @@ TQ_INLINE void groupRotateRoundsMany(R (&x)[NR][D / G],
                                      const uint32_t *signs) {
   TQ_UNROLL
   for (int r = FIRST; r < ROUNDS; ++r)
-    signedFwhtMany<D, G>(x, roundSignBits<D, G>(signs, r, 0),
-                         roundSignBits<D, G>(signs, r, 1));
+    signedFwhtMany<D, G>(x, signs, r, false);
 }
 template <int D, int FIRST, int ROUNDS, int G, class R>
 TQ_INLINE void groupRotateRounds(R (&x)[D / G], const uint32_t *signs) {
@@ -191,8 +194,7 @@ TQ_INLINE void groupRotateInverseMany(R (&x)[NR][D / G],
                                       const uint32_t *signs) {
   TQ_UNROLL
   for (int r = ROUNDS - 1; r >= 0; --r)
-    signedFwhtMany<D, G>(x, roundSignBits<D, G>(signs, r, 1),
-                         roundSignBits<D, G>(signs, r, 0));
+    signedFwhtMany<D, G>(x, signs, r, true);
 }
 /* x <- Rᵀ·x. */
 template <int D, int ROUNDS, int G, class R>
