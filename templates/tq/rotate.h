@@ -73,24 +73,16 @@ TQ_INLINE void inLaneButterflies(R (&x)[E]) {
   }
 }
 
-/* x[v] <- H·x[v] (normalized Walsh-Hadamard transform) for NR D-vectors,
- * each held by an aligned group of G lanes (G a power of two <= 32; lane gl
- * of the group holds coordinates [gl·E, gl·E + E) of every vector, E = D/G).
- * Every lane of the warp must call it (the shuffles are warp-wide; the
- * groups never mix). The vectors go through each stage together: their
- * shuffle chains are independent, so NR > 1 keeps NR of them in flight
- * instead of paying each shuffle's latency once per vector (the extend
- * kernel's query staging and epilogue rotate 16 rows per warp). Each
- * coordinate sees the same operations in the same order for any NR. */
-template <int D, int G, int NR, class R>
-TQ_INLINE void groupFwhtMany(R (&x)[NR][D / G]) {
+/* x <- H·x (normalized Walsh-Hadamard transform) of a D-vector held by an
+ * aligned group of G lanes (G a power of two <= 32; lane gl of the group
+ * holds coordinates [gl·E, gl·E + E), E = D/G). Every lane of the warp must
+ * call it (the shuffles are warp-wide; the groups never mix). */
+template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
   constexpr int E = D / G;
   static_assert(isPow2(D) && isPow2(G) && G <= kWarpSize && D >= G,
                 "head_dim and the group: powers of two, D >= G");
   // Strides 1 .. E/2: both ends of each butterfly are in this lane.
-  TQ_UNROLL
-  for (int v = 0; v < NR; ++v)
-    inLaneButterflies<E, 1>(x[v]);
+  inLaneButterflies<E, 1>(x);
   // Strides E .. D/2: the partner coordinate is in lane ^ m. The lower lane
   // holds a and computes a + b, the upper one holds b and computes a - b,
   // both as one fma: other + (±1)·mine rounds once, exactly like the sum.
@@ -99,77 +91,33 @@ TQ_INLINE void groupFwhtMany(R (&x)[NR][D / G]) {
   for (int m = 1; m < G; m <<= 1) {
     const R sgn = (lane & m) != 0 ? R(-1) : R(1);
     TQ_UNROLL
-    for (int v = 0; v < NR; ++v) {
-      TQ_UNROLL
-      for (int i = 0; i < E; ++i) {
-        const R other = shflXor(x[v][i], m);
-        x[v][i] = fmaR(sgn, x[v][i], other);
-      }
+    for (int i = 0; i < E; ++i) {
+      const R other = shflXor(x[i], m);
+      x[i] = fmaR(sgn, x[i], other);
     }
   }
   // numerics: x *= T(1 / std::sqrt(double(n))) after all stages.
   constexpr R norm = R(hadamardScale(D));
   TQ_UNROLL
-  for (int v = 0; v < NR; ++v) {
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      x[v][i] *= norm;
-  }
-}
-
-/* One vector as a batch of one (same layout). */
-template <int D, int G, class R>
-TQ_INLINE R (&asBatch(R (&x)[D / G]))[1][D / G] {
-  return reinterpret_cast<R(&)[1][D / G]>(x);
-}
-
-/* x <- H·x of one D-vector on a group of G lanes (groupFwhtMany). */
-template <int D, int G, class R> TQ_INLINE void groupFwht(R (&x)[D / G]) {
-  groupFwhtMany<D, G, 1>(asBatch<D, G>(x));
+  for (int i = 0; i < E; ++i)
+    x[i] *= norm;
 }
 template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
   groupFwht<D, kWarpSize>(x);
 }
 
-/* This lane's bits of round r's D1 (which 0) or D2 (which 1) signs. */
-template <int D, int G>
-TQ_INLINE uint32_t roundSignBits(const uint32_t *signs, int r, int which) {
-  constexpr int W = D / kWarpSize; // mask words per sign vector
-  return laneSignBits<D, G>(signs + (2 * r + which) * W,
-                            laneIndex() & (G - 1));
-}
-
-/* One round on NR vectors: x[v] <- D2·H·D1·x[v] (forward) or D1·H·D2·x[v]
- * (inverse). Each sign word is read where it is applied: the second one
- * read before the transform was one more live register across it, which
- * spilled the QJL store on sm_120. */
-template <int D, int G, int NR, class R>
-TQ_INLINE void signedFwhtMany(R (&x)[NR][D / G], const uint32_t *signs,
-                              int r, bool inverse) {
-  const uint32_t before = roundSignBits<D, G>(signs, r, inverse ? 1 : 0);
-  TQ_UNROLL
-  for (int v = 0; v < NR; ++v)
-    applySigns(x[v], before);
-  groupFwhtMany<D, G, NR>(x);
-  const uint32_t after = roundSignBits<D, G>(signs, r, inverse ? 0 : 1);
-  TQ_UNROLL
-  for (int v = 0; v < NR; ++v)
-    applySigns(x[v], after);
-}
-
-/* Rounds FIRST .. ROUNDS - 1 of R·x for NR vectors on a group of G lanes
- * (the store runs round 0 on tensor cores, rotate_mma.h, and the rest
- * here). */
-template <int D, int FIRST, int ROUNDS, int G, int NR, class R>
-TQ_INLINE void groupRotateRoundsMany(R (&x)[NR][D / G],
-                                     const uint32_t *signs) {
-  TQ_UNROLL
-  for (int r = FIRST; r < ROUNDS; ++r)
-    signedFwhtMany<D, G>(x, signs, r, false);
-}
+/* Rounds FIRST .. ROUNDS - 1 of R·x, the vector on a group of G lanes (the
+ * store runs round 0 on tensor cores, rotate_mma.h, and the rest here). */
 template <int D, int FIRST, int ROUNDS, int G, class R>
 TQ_INLINE void groupRotateRounds(R (&x)[D / G], const uint32_t *signs) {
-  groupRotateRoundsMany<D, FIRST, ROUNDS, G, 1>(asBatch<D, G>(x), signs);
+  constexpr int W = D / kWarpSize; // mask words per sign vector
+  const int gl = laneIndex() & (G - 1);
+  TQ_UNROLL
+  for (int r = FIRST; r < ROUNDS; ++r) {
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
+    groupFwht<D, G>(x);
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
+  }
 }
 /* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity), the vector
  * on a group of G lanes. */
@@ -181,34 +129,90 @@ template <int D, int ROUNDS, class R>
 TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], const uint32_t *signs) {
   groupRotate<D, ROUNDS, kWarpSize>(x, signs);
 }
-/* x[v] <- R·x[v] for NR vectors on the whole warp. */
-template <int D, int ROUNDS, int NR, class R>
-TQ_INLINE void warpRotateMany(R (&x)[NR][D / kWarpSize],
-                              const uint32_t *signs) {
-  groupRotateRoundsMany<D, 0, ROUNDS, kWarpSize, NR>(x, signs);
-}
 
-/* x[v] <- Rᵀ·x[v] for NR vectors on a group of G lanes. */
-template <int D, int ROUNDS, int G, int NR, class R>
-TQ_INLINE void groupRotateInverseMany(R (&x)[NR][D / G],
-                                      const uint32_t *signs) {
-  TQ_UNROLL
-  for (int r = ROUNDS - 1; r >= 0; --r)
-    signedFwhtMany<D, G>(x, signs, r, true);
-}
 /* x <- Rᵀ·x. */
 template <int D, int ROUNDS, int G, class R>
 TQ_INLINE void groupRotateInverse(R (&x)[D / G], const uint32_t *signs) {
-  groupRotateInverseMany<D, ROUNDS, G, 1>(asBatch<D, G>(x), signs);
+  constexpr int W = D / kWarpSize;
+  const int gl = laneIndex() & (G - 1);
+  TQ_UNROLL
+  for (int r = ROUNDS - 1; r >= 0; --r) {
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
+    groupFwht<D, G>(x);
+    applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
+  }
 }
 template <int D, int ROUNDS, class R>
 TQ_INLINE void warpRotateInverse(R (&x)[D / kWarpSize], const uint32_t *signs) {
   groupRotateInverse<D, ROUNDS, kWarpSize>(x, signs);
 }
+
+/* The same transforms over NR vectors at once (x[v] the v-th, each on the
+ * whole warp), stage by stage: the vectors' shuffle chains are independent,
+ * so NR > 1 keeps NR of them in flight instead of paying each shuffle's
+ * latency once per vector (the extend kernel's query staging and epilogue
+ * rotate 16 rows per warp). Each coordinate sees the same operations in the
+ * same order as in the single-vector forms above, which stay as they are:
+ * written as batches of one (a cast of the vector), they spilled the QJL
+ * store on sm_100 and sm_120. */
+template <int D, int NR, class R>
+TQ_INLINE void warpFwhtMany(R (&x)[NR][D / kWarpSize]) {
+  constexpr int E = D / kWarpSize;
+  TQ_UNROLL
+  for (int v = 0; v < NR; ++v)
+    inLaneButterflies<E, 1>(x[v]);
+  const int lane = laneIndex();
+  TQ_UNROLL
+  for (int m = 1; m < kWarpSize; m <<= 1) {
+    const R sgn = (lane & m) != 0 ? R(-1) : R(1);
+    TQ_UNROLL
+    for (int v = 0; v < NR; ++v) {
+      TQ_UNROLL
+      for (int i = 0; i < E; ++i)
+        x[v][i] = fmaR(sgn, x[v][i], shflXor(x[v][i], m));
+    }
+  }
+  constexpr R norm = R(hadamardScale(D));
+  TQ_UNROLL
+  for (int v = 0; v < NR; ++v) {
+    TQ_UNROLL
+    for (int i = 0; i < E; ++i)
+      x[v][i] *= norm;
+  }
+}
+/* One round on NR vectors: D2·H·D1 (forward) or D1·H·D2 (inverse). */
+template <int D, int NR, class R>
+TQ_INLINE void warpSignedFwhtMany(R (&x)[NR][D / kWarpSize],
+                                  const uint32_t *signs, int r, bool inverse) {
+  constexpr int W = D / kWarpSize; // mask words per sign vector
+  const int lane = laneIndex();
+  const uint32_t before =
+      laneSignBits<D>(signs + (2 * r + (inverse ? 1 : 0)) * W, lane);
+  TQ_UNROLL
+  for (int v = 0; v < NR; ++v)
+    applySigns(x[v], before);
+  warpFwhtMany<D, NR>(x);
+  const uint32_t after =
+      laneSignBits<D>(signs + (2 * r + (inverse ? 0 : 1)) * W, lane);
+  TQ_UNROLL
+  for (int v = 0; v < NR; ++v)
+    applySigns(x[v], after);
+}
+/* x[v] <- R·x[v] for NR vectors on the whole warp. */
+template <int D, int ROUNDS, int NR, class R>
+TQ_INLINE void warpRotateMany(R (&x)[NR][D / kWarpSize],
+                              const uint32_t *signs) {
+  TQ_UNROLL
+  for (int r = 0; r < ROUNDS; ++r)
+    warpSignedFwhtMany<D, NR>(x, signs, r, false);
+}
+/* x[v] <- Rᵀ·x[v]. */
 template <int D, int ROUNDS, int NR, class R>
 TQ_INLINE void warpRotateInverseMany(R (&x)[NR][D / kWarpSize],
                                      const uint32_t *signs) {
-  groupRotateInverseMany<D, ROUNDS, kWarpSize, NR>(x, signs);
+  TQ_UNROLL
+  for (int r = ROUNDS - 1; r >= 0; --r)
+    warpSignedFwhtMany<D, NR>(x, signs, r, true);
 }
 
 } // namespace tq
