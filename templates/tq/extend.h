@@ -679,7 +679,7 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
     // zeros): no branch between them, so their shuffle chains interleave.
     if constexpr (KInfo::kRotated)
       warpRotateMany<D, KInfo::kRounds, kBatch>(x, Spec::keySigns());
-    float f[kBatch], mx[kBatch];
+    float f[kBatch], mx[kBatch], qsum[kBatch];
     TQ_UNROLL
     for (int b = 0; b < kBatch; ++b) {
       mx[b] = 0.f;
@@ -697,22 +697,21 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
       // 2 / f into (-2, 2), exact from the exponent (f is a power of two
       // from pow2Above; inf gives 0): no IEEE division's slow-path check.
       const float inv = bitsToFloat((255u - (floatToBits(f[b]) >> 23)) << 23);
-      float qs = 0.f;
+      qsum[b] = 0.f;
       TQ_UNROLL
       for (int i = 0; i < E; i += 2) {
         const uint32_t h2 = packHalf2(x[b][i] * inv, x[b][i + 1] * inv);
         put(r, lane * E + i, h2);
-        qs += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
+        qsum[b] += f16BitsToFloat(h2 & 0xffffu) + f16BitsToFloat(h2 >> 16);
       }
-      mx[b] = qs; // reused: the row's Σ of fp16 values
     }
     if constexpr (KInfo::kHasZero)
-      warpSumMany(mx);
+      warpSumMany(qsum);
     if (lane == 0) {
       TQ_UNROLL
       for (int b = 0; b < kBatch; ++b) {
         rowF[r0 + b] = f[b] * 0.5f;
-        rowQs[r0 + b] = mx[b];
+        rowQs[r0 + b] = qsum[b];
       }
     }
   }
@@ -739,6 +738,19 @@ TQ_INLINE void scaleColumns(float (&s)[NTL][4], const float *scale, int t) {
   }
 }
 
+/* The maximum of N values (N a power of two) by pairs, level by level. */
+template <int N> TQ_INLINE float treeMax(const float (&u)[N]) {
+  if constexpr (N == 1) {
+    return u[0];
+  } else {
+    float h[N / 2];
+    TQ_UNROLL
+    for (int j = 0; j < N / 2; ++j)
+      h[j] = fmaxf(u[j], u[j + N / 2]);
+    return treeMax(h);
+  }
+}
+
 /* One tile's raw scores s (this thread's elements of its rows g, g + 8 of
  * the warp's 16: s[j][e] at row e / 2, column 8j + 2t + e % 2) into fp16-
  * ready probabilities, with the online softmax state (m, l,
@@ -755,19 +767,6 @@ TQ_INLINE void scaleColumns(float (&s)[NTL][4], const float *scale, int t) {
  * vz are unread). The per-column key and value scales are the caller's
  * (scaleColumns before and after; none on tiles of unit scales).
  * The per-token scalars are read in pairs (8-byte aligned arrays). */
-/* The maximum of N values (N a power of two) by pairs, level by level. */
-template <int N> TQ_INLINE float treeMax(const float (&u)[N]) {
-  if constexpr (N == 1) {
-    return u[0];
-  } else {
-    float h[N / 2];
-    TQ_UNROLL
-    for (int j = 0; j < N / 2; ++j)
-      h[j] = fmaxf(u[j], u[j + N / 2]);
-    return treeMax(h);
-  }
-}
-
 template <bool KeyZero, bool ValueZero, bool Mask, int NTL>
 TQ_INLINE void tileScores(float (&s)[NTL][4], const float (&qs)[2],
                           const int (&lim)[2], const float *kz, int t,
@@ -851,15 +850,12 @@ TQ_INLINE void tileProbs(float (&s)[NTL][4], const float (&rf)[2],
 /* How far (log2 units) a chunk tile lets a row's running maximum lag its
  * true one before rescaling (FA4's lazy rescale): p = 2^(s - m) then stays
  * below 2^8, exact in range for fp16 and for the fp32 sums, and most tiles
- * past the first few skip the output's 2·D/8 multiplies. Prefix tiles
+ * past the first few skip the output accumulators' rescale (D/2
+ * multiplies per thread). Prefix tiles
  * rescale exactly: their probabilities are multiplied by value scales in
  * fp16 (scaleColumns), which p up to 2^8 could overflow. Chunk tiles come
  * after every prefix tile, so a prefix tile never sees a lagging max. */
 constexpr float kLazyRescaleLog2 = 8.f;
-
-#ifndef TQ_EXTEND_SKIP_CHUNK_ZEROS
-#define TQ_EXTEND_SKIP_CHUNK_ZEROS 1
-#endif
 
 template <bool KeyZero, bool ValueZero, int NTL>
 TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
@@ -905,9 +901,8 @@ TQ_INLINE bool scoresToProbs(float (&s)[NTL][4], const float (&rf)[2],
   }
   // Chunk tiles' value zero points are 0 (KvTileStream): their p·z terms
   // add nothing, so they skip them (an FFMA per score and a shared load per
-  // four, of ~6 instructions per score). TQ_EXTEND_SKIP_CHUNK_ZEROS=0 (a
-  // developer knob, for A/B timing) keeps one form for both kinds of tile.
-  if (ValueZero && !(TQ_EXTEND_SKIP_CHUNK_ZEROS && causal))
+  // four, of ~6 instructions per score).
+  if (ValueZero && !causal)
     tileProbs<ValueZero>(s, rf, mSub, vz, t, l, zb);
   else
     tileProbs<false>(s, rf, mSub, vz, t, l, zb);

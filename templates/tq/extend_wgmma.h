@@ -123,10 +123,12 @@ TQ_INLINE uint32_t swizzledUnit(int rows, int r, int c) {
  * fills its SM; CTAs end in about launch order), so that its query staging,
  * the consumers' first work, waits on L2 instead of DRAM: in the causal 4K
  * chunk that wait (long-scoreboard stalls on the query rows) was ~9 % of
- * all stall samples (session 24's ncu). A hint: wrong guesses cost a
+ * all stall samples (ncu source counters,
+ * bench/results/2026-12-06-session24-h100 run3; with the prefetch the
+ * causal 4K went 407.8 -> 398.0 us, run4). A hint: wrong guesses cost a
  * little L2 traffic. The producer's threads issue it first thing: a line
- * stays in L2 for longer than a CTA runs (the kernel's new lines, queries
- * and outputs, are ~8 MB per 50 us of a 50 MB L2). */
+ * should stay in L2 for longer than a CTA runs (an estimate: the kernel's
+ * new lines, queries and outputs, are ~8 MB per 50 us of a 50 MB L2). */
 template <class Spec, class T, int kTok>
 TQ_INLINE void prefetchLaterQueries(const tq_extend_args &a, int tid,
                                     int threads) {
