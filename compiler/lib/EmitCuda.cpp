@@ -313,9 +313,12 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
       e.function = function;
       e.spec = spec;
       e.warpsMember = warpsMember;
-      // decode.h waits for its predecessor (griddepcontrol.wait); the
-      // store and the extend kernels do not, so they launch plainly.
-      e.programmaticLaunch = programmatic && e.kind == "decode";
+      // decode.h waits for its predecessor (griddepcontrol.wait) first;
+      // extend.h's attention before it reads what its predecessor, the
+      // prep, wrote (first thing when launched without one); the store
+      // and the prep do not wait, so they launch plainly.
+      e.programmaticLaunch =
+          programmatic && (e.kind == "decode" || e.kind == "extend");
       out.push_back(e);
       return &out.back();
     };

@@ -174,9 +174,10 @@ static int checkRowBatches(const tq_extend_args &a, std::mt19937_64 &rng) {
     const int row0 = a.cu_seqlens_q[b], n = a.cu_seqlens_q[b + 1] - row0;
     const int tok0 = tile * kTok, ntok = std::min(kTok, n - tok0);
     emu::runCta(x, kvh, 0, Pl::NT, [&] {
-      ed::stageQueries<Spec, tq::bf16_t, 16>(a, kvh, row0, tok0, ntok, f16, s16,
+      const bool rot = ed::chunkRotated(a.prefix_lens[b]);
+      ed::stageQueries<Spec, tq::bf16_t, 16>(a, kvh, row0, tok0, ntok, rot, f16, s16,
           [&](int r, int col, uint32_t h2) { q16[r][col / 2] = h2; });
-      ed::stageQueries<Spec, tq::bf16_t, 1>(a, kvh, row0, tok0, ntok, f1, s1,
+      ed::stageQueries<Spec, tq::bf16_t, 1>(a, kvh, row0, tok0, ntok, rot, f1, s1,
           [&](int r, int col, uint32_t h2) { q1[r][col / 2] = h2; });
     });
     for (int r = 0; r < R; ++r) {

@@ -11,7 +11,10 @@
  *     (the query is rotated once for the keys; the output is un-rotated once
  *     for the values, tq-absorb-rotation), as fp16 scaled by a power of two
  *     per token-head into the workspace. Every query tile of the chunk reads
- *     them, so they are rotated once instead of once per tile.
+ *     them, so they are rotated once instead of once per tile. A sequence
+ *     without a prefix is not rotated at all (chunkRotated: the rotation
+ *     cancels between chunk rows), neither its rows nor its queries and
+ *     outputs.
  *  2. extend: FlashAttention-2 style. A CTA takes kRows = 16·kWarps query
  *     rows of one KV head: kTokTile = kRows / G consecutive chunk tokens ×
  *     the G query heads that share the KV head (GQA: one dequantized tile
@@ -351,6 +354,39 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
   findQueryTile<kTok>(a, blockIndexX(), b, tile);
 }
 
+/* Whether sequence b's chunk lives rotated: its prep rows, its queries and
+ * (un-rotated) its outputs. Only with a prefix, whose stored codes are
+ * rotated: with P = 0 every score and output is between chunk rows alone,
+ * where the rotation (orthogonal) cancels, q·k = Rq·Rk and Σ p·v =
+ * Rᵀ Σ p·Rv, so skipping it changes only the rounding. It saves the prep's
+ * rotations of every key and value row, and the query staging's and
+ * epilogue's per CTA: the rotations' shuffles were most of the causal 4K
+ * chunk's code before the role split (14.6 % of its stall samples,
+ * session 24's ncu). */
+TQ_INLINE bool chunkRotated(int prefixLen) {
+#if defined(TQ_EXTEND_ROTATE_UNPREFIXED) // A/B knob: every chunk rotated
+  (void)prefixLen;
+  return true;
+#else
+  return prefixLen > 0;
+#endif
+}
+
+/* The sequence of chunk row `row` (< cu_seqlens_q[batch]): the last b with
+ * cu_seqlens_q[b] <= row, by bisection (empty chunks share a start; the
+ * last of them is followed by a larger one). */
+TQ_INLINE int sequenceOfRow(const tq_extend_args &a, int row) {
+  int lo = 0, hi = a.batch; // cu[lo] <= row < cu[hi]
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) >> 1;
+    if (a.cu_seqlens_q[mid] <= row)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Whether KvTileStream's grouped form (Group consecutive units of a token
  * row per thread, NT threads) holds for this Spec: whole token rows of
  * groups per pass and, for keys and values, whole aligned 32-bit code
@@ -639,7 +675,8 @@ struct KvTileStream {
 };
 
 /* The CTA's query rows (kRows = 16·warps: row r = chunk token r / G, query
- * head r % G of KV head kvh), rotated like the keys, × scale·log2(e), each
+ * head r % G of KV head kvh), rotated like the keys when `rotated`
+ * (chunkRotated), × scale·log2(e), each
  * row scaled by a power of two into (-2, 2) and rounded to fp16: warp w
  * prepares rows 16w..16w+15 and hands each f16x2 pair (row, coordinate
  * pair) to put(r, col, bits); rowF[r] = the row's factor back, rowQs[r] =
@@ -647,8 +684,8 @@ struct KvTileStream {
  * tile's tokens) are zero. */
 template <class Spec, class T, int kBatch, class Put>
 TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
-                            int tok0, int ntok, float *rowF, float *rowQs,
-                            Put put) {
+                            int tok0, int ntok, bool rotated, float *rowF,
+                            float *rowQs, Put put) {
   using KInfo = TensorInfo<Spec, true>;
   constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
   constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
@@ -677,7 +714,7 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
     }
     // The batch's rows rotate together (padding rows are zeros and stay
     // zeros): no branch between them, so their shuffle chains interleave.
-    if constexpr (KInfo::kRotated)
+    if (KInfo::kRotated && rotated)
       warpRotateMany<D, KInfo::kRounds, kBatch>(x, Spec::keySigns());
     float f[kBatch], mx[kBatch], qsum[kBatch];
     TQ_UNROLL
@@ -970,13 +1007,14 @@ TQ_INLINE void probFragment(const float (&s)[NTL][4], int kv,
 
 /* Epilogue: the rows' sums over the quad, the output normalized plus the
  * zero-point term into sO (floats, row pitch OP), the log-sum-exp when
- * asked; then each warp un-rotates and writes its 16 rows. The caller has
+ * asked; then each warp un-rotates (when `rotated`: chunkRotated) and
+ * writes its 16 rows. The caller has
  * made sO free (a barrier after the last tile's reads). */
 template <class Spec, class T, int OT, int OP, int kRowBatch>
 TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
                           float (&m)[2], float (&l)[2], float (&zb)[2],
                           const int (&rTok)[2], int kvh, int row0, int tok0,
-                          int ntok, float *sO) {
+                          int ntok, bool rotated, float *sO) {
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim, E = D / kWarpSize;
   constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
@@ -1024,7 +1062,7 @@ TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
       for (int i = 0; i < E; ++i)
         x[b][i] = sO[(r0 + b) * OP + lane * E + i];
     }
-    if constexpr (VInfo::kRotated)
+    if (VInfo::kRotated && rotated)
       warpRotateInverseMany<D, VInfo::kRounds, kRowBatch>(x,
                                                           Spec::valueSigns());
     TQ_UNROLL
@@ -1049,21 +1087,41 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
   using KInfo = TensorInfo<Spec, true>;
   using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads, E = D / kWarpSize;
-  const int row = blockIndexX(), lane = laneIndex();
+  // The attention behind it (a programmatic launch on sm_90+) may place
+  // its CTAs, stage its queries and walk its prefix tiles while this
+  // kernel's last CTAs run; it waits for this grid before reading the
+  // workspace (waitForChunkRows).
+  allowDependentLaunch();
+  constexpr int W = Spec::kExtendPrepWarps, kItems = (2 * H + W - 1) / W;
+  const int row = blockIndexX(), lane = laneIndex(), warp = warpIndex();
   if (row >= a.cu_seqlens_q[a.batch])
     return;
-  for (int item = warpIndex(); item < 2 * H; item += Spec::kExtendPrepWarps) {
-    const int v = item / H, h = item % H;
-    const T *src = static_cast<const T *>(v ? a.value : a.key);
-    const int64_t st = v ? a.value_stride_token : a.key_stride_token;
-    const int64_t sh = v ? a.value_stride_head : a.key_stride_head;
-    float x[E];
-    loadRow<T, E>(src + row * st + h * sh + lane * E, x);
+  // Every item's row in flight before the first is used, and before the
+  // sequence lookup (a chain of dependent loads) decides the rotation:
+  // item by item, each paid a DRAM round trip in turn.
+  float xs[kItems][E];
+  TQ_UNROLL
+  for (int k = 0; k < kItems; ++k) {
+    const int item = warp + k * W, v = item / H, h = item % H;
+    if (item < 2 * H) {
+      const T *src = static_cast<const T *>(v ? a.value : a.key);
+      const int64_t st = v ? a.value_stride_token : a.key_stride_token;
+      const int64_t sh = v ? a.value_stride_head : a.key_stride_head;
+      loadRow<T, E>(src + row * st + h * sh + lane * E, xs[k]);
+    }
+  }
+  const bool rotated = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
+  TQ_UNROLL
+  for (int k = 0; k < kItems; ++k) {
+    const int item = warp + k * W, v = item / H, h = item % H;
+    if (item >= 2 * H)
+      break;
+    float(&x)[E] = xs[k];
     if (v == 0) {
-      if constexpr (KInfo::kRotated)
+      if (KInfo::kRotated && rotated)
         warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
     } else {
-      if constexpr (VInfo::kRotated)
+      if (VInfo::kRotated && rotated)
         warpRotate<D, VInfo::kRounds>(x, Spec::valueSigns());
     }
     float mx = 0.f;
@@ -1092,6 +1150,21 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
   }
 }
 
+/* The attention kernel may be launched with programmatic stream
+ * serialization (the manifest's programmatic_launch, sm_90+), so it may
+ * start before its predecessor in the stream has finished. With a chunk
+ * that predecessor is its prep (the runtime launches them back to back,
+ * and the prep itself plainly, so everything before the prep is done and
+ * visible): only the workspace must wait, and this is called before the
+ * first read of it. Without a chunk the predecessor is anything (the
+ * queries, the cache, the sequence arrays may be its outputs): the kernel
+ * waits first thing (waitUnlessChunk). */
+TQ_INLINE void waitForChunkRows() { waitForPrimaryGrid(); }
+TQ_INLINE void waitUnlessChunk(const tq_extend_args &a) {
+  if (a.key == nullptr)
+    waitForPrimaryGrid();
+}
+
 /* Kernel 2 on warp mma.sync. Grid (ceil(max_tokens / kTokTile) +
  * max_batch, num_kv_heads, 1), kExtendWarps warps. */
 template <class Spec, class T>
@@ -1115,6 +1188,9 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   // kernel's 16-row batches are checked against one row at a time by the
   // CPU emulator (emu_extend.cpp checkRowBatches).
   constexpr int kQueryRows = 1, kEpilogueRows = 1;
+  // This kernel (sm_80..sm_120 without wgmma) waits first thing either way:
+  // the staged queries share its 168 registers with the tile loads.
+  waitForPrimaryGrid();
 
   // --- Which sequence and query tile (uniform over the CTA). ---
   int b = 0, tile = -1;
@@ -1147,7 +1223,9 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   }
 
   // --- Queries: rotated, × scale·log2(e), per-row power-of-two into fp16.
-  stageQueries<Spec, T, kQueryRows>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+  const bool rotated = chunkRotated(P);
+  stageQueries<Spec, T, kQueryRows>(a, kvh, row0, tok0, ntok, rotated, sRowF,
+                                    sRowQs,
                         [&](int r, int col, uint32_t h2) {
                           *reinterpret_cast<uint32_t *>(sQ + r * KP + col) = h2;
                         });
@@ -1263,7 +1341,7 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
 
   // --- Epilogue: normalize, zero-point term, un-rotate, write. ---
   finishRows<Spec, T, OT, OP, kEpilogueRows>(a, o, m, l, zb, rTok, kvh, row0,
-                                             tok0, ntok, sO);
+                                             tok0, ntok, rotated, sO);
 }
 
 } // namespace tq

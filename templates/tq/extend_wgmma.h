@@ -166,6 +166,13 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   constexpr int D = Pl::D, NT = Pl::NT, BN = Pl::BN, kRows = Pl::kRows;
   constexpr int kTok = Pl::kTokTile, NTL = BN / 8, VS = BN / 16, OT = D / 8;
   constexpr int OP = Pl::kOPitch;
+  constexpr bool kSpecialized = Pl::NP > 0;
+  // Programmatic launch (extend.h waitForChunkRows): the producer waits
+  // before its first chunk tile; the in-step form before its first tile.
+  if constexpr (kSpecialized)
+    waitUnlessChunk(a);
+  else
+    waitForPrimaryGrid();
 
   int b = 0, tile = -1;
   findQueryTile<kTok>(a, b, tile);
@@ -192,7 +199,6 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   const int warp = warpIndex(), lane = laneIndex();
   const int g = lane >> 2, t = lane & 3, wg = warp >> 2;
-  constexpr bool kSpecialized = Pl::NP > 0;
   const bool producer = kSpecialized && warp >= Pl::NW;
   // Warp specialization's ring: full[s] completes when the producer has
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
@@ -220,7 +226,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
   }
   auto queries = [&] {
-    stageQueries<Spec, T, 16>(a, kvh, row0, tok0, ntok, sRowF, sRowQs,
+    stageQueries<Spec, T, 16>(a, kvh, row0, tok0, ntok, chunkRotated(P),
+                              sRowF, sRowQs,
                               [&](int r, int col, uint32_t h2) {
                                 *reinterpret_cast<uint32_t *>(
                                     sQ + swizzledUnit(kRows, r, col >> 3) +
@@ -272,6 +279,8 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
         tiles.issue(0, unitAt(0));
       for (int i = 0; i < numTiles; ++i) {
         barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
+        if (i == tiles.prefixTiles)
+          waitForChunkRows(); // the prep's workspace, first read here
         if (tiles.isChunk(i))
           tiles.issue(i, unitAt(i));
         tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
@@ -408,7 +417,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 
   // --- Epilogue (sO overlays the tiles: every read is behind a barrier).
   finishRows<Spec, T, OT, OP, 16>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok,
-                                  sO);
+                                  chunkRotated(P), sO);
 #else
   (void)a;
   trap(); // the compiler chooses this kernel for sm_90a bundles only

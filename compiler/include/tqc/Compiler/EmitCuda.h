@@ -27,9 +27,10 @@ struct KernelEntry {
   /// CTAs per SM the compiler must fit (__launch_bounds__'s second
   /// argument: a register cap), 0 for none.
   int minBlocks = 0;
-  /// The kernel starts with griddepcontrol.wait (decode on
-  /// sm_90+), so the runtime may launch it with programmatic stream
-  /// serialization (manifest "programmatic_launch").
+  /// The kernel waits with griddepcontrol.wait before it reads what its
+  /// predecessor wrote (decode and extend on sm_90+), so the runtime may
+  /// launch it with programmatic stream serialization (manifest
+  /// "programmatic_launch").
   bool programmaticLaunch = false;
   /// Dynamic shared memory the launch passes (manifest
   /// "dynamic_shared_bytes"): a decode plan's copy ring, else 0.
