@@ -501,11 +501,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
 }
 #endif
 
-// A/B knob: 0 runs chunk-only CTAs through the general instantiation.
-#ifndef TQ_EXTEND_CHUNK_ONLY_CTAS
-#define TQ_EXTEND_CHUNK_ONLY_CTAS 1
-#endif
-
 template <class Spec, class T>
 TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
 #if defined(TQ_TARGET_HAS_WGMMA)
@@ -521,7 +516,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   extend_detail::findQueryTile<Pl::kTokTile>(a, b, tile);
   if (tile < 0)
     return;
-  if constexpr (kSpecialized && TQ_EXTEND_CHUNK_ONLY_CTAS) {
+  if constexpr (kSpecialized) {
     if (a.prefix_lens[b] == 0) {
       extendWgmmaCta<Spec, T, true>(a, b, tile);
       return;
