@@ -212,9 +212,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
   // consumer thread has finished reading it.
   TQ_SHARED uint64_t sFull[2], sEmpty[2];
-  // Chunk-only CTAs: sFull / sEmpty hand over a tile's keys and scalars,
-  // these its values (released at different times: chunkOnlyConsumers).
-  TQ_SHARED uint64_t sFullV[2], sEmptyV[2];
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
@@ -232,10 +229,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       for (int i = 0; i < 2; ++i) {
         barrierInit(&sFull[i], Pl::kProducerThreads);
         barrierInit(&sEmpty[i], NT);
-        if constexpr (kChunkOnly) {
-          barrierInit(&sFullV[i], Pl::kProducerThreads);
-          barrierInit(&sEmptyV[i], NT);
-        }
       }
       fenceBarrierInit();
     }
@@ -313,63 +306,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       };
       if constexpr (kChunkOnly) {
         lowerRegisters<Pl::kChunkProducerRegs>();
-        // Keys (with every scalar of the tile) and values apart: the keys
-        // into slot i % 2 once softmax(i - 2) is done (sEmpty), the values
-        // once P(i - 2)·V(i - 2) is (sEmptyV).
-        constexpr int UPR = D / 8, kStep = Pl::kProducerThreads / UPR;
-        static_assert(kStep % 8 == 0 && BN % kStep == 0,
-                      "whole swizzle periods per step");
-        const int ptid = threadIndex() - NT, nn0 = ptid / UPR, c = ptid % UPR;
-        const int numTiles = (upto + BN - 1) / BN;
-        auto copyRows = [&](int i, bool value) {
-          const int cnt = minInt(BN, upto - i * BN);
-          const uint16_t *w = ChunkWs<Spec>::rows(a, value) +
-                              (int64_t(row0 + i * BN + nn0) * Spec::kNumKVHeads +
-                               kvh) * D + c * 8;
-          uint16_t *d = unitAt(i)(nn0, c, value);
-          // Not unrolled: two running addresses instead of a pair per
-          // unit (unrolled, the 56-register producer spilled).
-#pragma unroll 1
-          for (int nn = nn0; nn < BN; nn += kStep) {
-            if (nn < cnt) {
-              copyAsync16(d, w);
-            } else {
-              const u32x4 z = {0u, 0u, 0u, 0u};
-              *reinterpret_cast<u32x4 *>(d) = z;
-            }
-            d += kStep * 64;
-            w += int64_t(kStep) * Spec::kNumKVHeads * D;
-          }
-          copyAsyncCommit();
-        };
-        for (int i = 0; i < numTiles; ++i) {
-          const int slot = i & 1;
-          const uint32_t free = ((i >> 1) & 1) ^ 1;
-          barrierWait(&sEmpty[slot], free);
-          if (i == 0)
-            waitForChunkRows(); // the prep's workspace, first read here
-          copyRows(i, false);
-          const bool in = ptid < minInt(BN, upto - i * BN);
-          const int64_t sat =
-              int64_t(row0 + i * BN + ptid) * Spec::kNumKVHeads + kvh;
-          const float ks = in ? ChunkWs<Spec>::scales(a, false)[sat] : 0.f;
-          const float vs = in ? ChunkWs<Spec>::scales(a, true)[sat] : 0.f;
-          barrierWait(&sEmptyV[slot], free);
-          copyRows(i, true);
-          if (ptid < BN) {
-            sKs[slot][ptid] = ks;
-            sVs[slot][ptid] = vs;
-          }
-          const bool unit = !anyLane(in && (ks != 1.f || vs != 1.f));
-          if (laneIndex() == 0)
-            sUnitScales[slot][warp - Pl::NW] = unit;
-          copyAsyncWait<1>(); // the keys landed
-          fenceProxyAsyncShared(); // read by the tensor cores
-          barrierArrive(&sFull[slot]);
-          copyAsyncWait<0>(); // the values landed
-          fenceProxyAsyncShared();
-          barrierArrive(&sFullV[slot]);
-        }
+        produce(0);
       } else {
         lowerRegisters<Pl::kProducerRegs>();
         produce(P);
@@ -464,18 +401,13 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
 
   const int numTiles = tiles.numTiles;
   if constexpr (kChunkOnly) {
-    // --- Consumers of a chunk-only CTA, pipelined (FA3's intra-warpgroup
-    // overlap): S(i) is issued together with O += P(i-1)·V(i-1), and tile
-    // i's softmax runs while the tensor cores do that P·V (its wait alone
-    // was ~7 % of the causal 4K's stall samples, session 24's ncu). The
-    // keys and scalars of tile i are released after softmax(i), its values
-    // after P(i)·V(i), so the producer refills them a tile apart (with one
-    // release for both, session 25 run2, the consumers waited on every
-    // refill). P(i) is packed only after P(i-1)·V(i-1), which reads the
-    // packed fragments, is done; the first and last tiles are peeled, so no
-    // wgmma wait sits under a branch.
+    // --- Consumers of a chunk-only CTA, pipelined: S(i) is issued together
+    // with O += P(i-1)·V(i-1), and tile i's softmax runs while the tensor
+    // cores do that P·V (its wait was ~7 % of the causal 4K's stall
+    // samples, session 24's ncu); o is rescaled once that product is done.
+    // P(i-1) waits as fp16 fragments, so S(i), P(i-1) and O are live at
+    // once: more registers than the general split gives.
     Stream &ctiles = tiles; // P = 0 here: no prefix tiles
-    const int n = ctiles.numTiles;
     uint32_t pa[VS][4];
     auto issueValues = [&](int i) {
       const uint64_t vDesc = wgmmaDescAdvance(vDesc0, (i & 1) * Pl::kBufBytes);
@@ -484,66 +416,50 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
         wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
       wgmmaCommit();
     };
-    // Tile i's scores into probabilities (in s), then its keys and scalars
-    // are released; true when o must be rescaled by corr.
-    auto softmax = [&](int i, float (&corr)[2]) {
-      const int slot = i & 1;
-      const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[slot]);
+    const int n = ctiles.numTiles;
+    for (int i = 0; i < n; ++i) {
+      const int buf = i & 1;
+      barrierWait(&sFull[buf], (i >> 1) & 1);
+      issueScores(buf); // its fence also covers pa and o for the P·V
+      if (i > 0) {
+        issueValues(i - 1);
+        wgmmaWait<1>(); // S(i) done; P(i-1)·V(i-1) may still run
+      } else {
+        wgmmaWait<0>();
+      }
+      wgmmaPin(s);
+      const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[buf]);
       const bool unit = (f.x & f.y & f.z & f.w) != 0u;
+      float corr[2];
       if (!unit)
-        scaleColumns(s, sKs[slot], t);
+        scaleColumns(s, sKs[buf], t);
       const bool rescale = scoresToProbs<false, false>(
-          s, rf, qs, rTok, sKz[slot], sVz[slot], ctiles.count(i), true,
+          s, rf, qs, rTok, sKz[buf], sVz[buf], ctiles.count(i), true,
           ctiles.start(i), t, m, l, zb, corr);
       if (!unit)
-        scaleColumns(s, sVs[slot], t);
-      barrierArrive(&sEmpty[slot]);
-      return rescale;
-    };
-    auto rescaleOutput = [&](const float (&corr)[2]) {
+        scaleColumns(s, sVs[buf], t);
       TQ_UNROLL
-      for (int j = 0; j < OT; ++j) {
-        o[j][0] *= corr[0], o[j][1] *= corr[0];
-        o[j][2] *= corr[1], o[j][3] *= corr[1];
+      for (int kv = 0; kv < VS; ++kv)
+        probFragment(s, kv, pa[kv]);
+      if (i > 0) {
+        wgmmaWait<0>(); // P(i-1)·V(i-1) done: o is ours, its buffer read
+        wgmmaPin(o);
+        barrierArrive(&sEmpty[(i - 1) & 1]);
       }
-    };
-    if (n > 0) {
-      barrierWait(&sFull[0], 0);
-      issueScores(0);
-      wgmmaWait<0>();
-      wgmmaPin(s);
-      float corr[2];
-      softmax(0, corr); // o is still zero: nothing to rescale
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        probFragment(s, kv, pa[kv]);
-    }
-    for (int i = 1; i < n; ++i) {
-      const int slot = i & 1, prev = (i - 1) & 1;
-      barrierWait(&sFull[slot], (i >> 1) & 1);
-      barrierWait(&sFullV[prev], ((i - 1) >> 1) & 1);
-      issueScores(slot); // its fence also covers pa and o
-      issueValues(i - 1);
-      wgmmaWait<1>(); // S(i) done; P(i-1)·V(i-1) may still run
-      wgmmaPin(s);
-      float corr[2];
-      const bool rescale = softmax(i, corr);
-      wgmmaWait<0>(); // P(i-1)·V(i-1) done: o and pa are ours
-      wgmmaPin(o);
-      barrierArrive(&sEmptyV[prev]);
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        probFragment(s, kv, pa[kv]);
-      if (rescale)
-        rescaleOutput(corr);
+      if (rescale) {
+        TQ_UNROLL
+        for (int j = 0; j < OT; ++j) {
+          o[j][0] *= corr[0], o[j][1] *= corr[0];
+          o[j][2] *= corr[1], o[j][3] *= corr[1];
+        }
+      }
     }
     if (n > 0) {
-      barrierWait(&sFullV[(n - 1) & 1], ((n - 1) >> 1) & 1);
       wgmmaFence();
       issueValues(n - 1);
       wgmmaWait<0>();
       wgmmaPin(o);
-      barrierArrive(&sEmptyV[(n - 1) & 1]);
+      barrierArrive(&sEmpty[(n - 1) & 1]);
     }
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else if constexpr (kSpecialized) {
