@@ -64,25 +64,16 @@ template <class Spec> struct ExtendWgmmaPlan {
   // (k3v4: 68 bytes at 112, 12 at 120); fp8 keys (k8v4: 88 bytes at 128)
   // nothing at 104 until the chunk tiles' softmax skipped its p·z terms
   // (session 24: 4 bytes at 104 and 112 for head_dim 128), nothing at
-  // 120. Since the chunk-only CTAs' separate instantiation (session 25)
-  // k3v4, k4v4 spill 8 bytes at 128 and nothing at 136, the whole rest of
-  // the CTA's allocation beside 184-register consumers (every default
-  // preset at head_dim 64 and 128: none spills there).
-  // TQ_EXTEND_PRODUCER_REGS overrides it (experiments).
+  // 120. TQ_EXTEND_PRODUCER_REGS overrides it (experiments).
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
+  static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
 #ifdef TQ_EXTEND_PRODUCER_REGS
   static constexpr int kProducerRegs = TQ_EXTEND_PRODUCER_REGS;
 #else
-  static constexpr int kProducerRegs = 136;
+  static constexpr int kProducerRegs = kKeyBits == 8 ? 120 : 128;
 #endif
   static constexpr int kConsumerRegs = 184;
-  // A CTA whose sequence has no prefix (chunkOnly below) needs no
-  // dequantization: its producer only issues copies, and its consumers take
-  // the registers to overlap each tile's softmax with the previous tile's
-  // P·V (FA3's intra-warpgroup pipelining: S(i), P(i-1) and O live at once).
-  static constexpr int kChunkProducerRegs = 56;
-  static constexpr int kChunkConsumerRegs = 224;
   static constexpr int BN = Spec::kExtendBlockN;
   // KvTileStream's Group for the prefix tiles: the compiler's choice
   // (Spec::kExtendUnitGroup, 4: four consecutive units of a token per
@@ -116,10 +107,6 @@ template <class Spec> struct ExtendWgmmaPlan {
                                    kConsumerRegs * NT <=
                                kLaunchRegs * (NT + kProducerThreads),
                 "extend (wgmma): the roles' registers fit the CTA's");
-  static_assert(NP == 0 || kChunkProducerRegs * kProducerThreads +
-                                   kChunkConsumerRegs * NT <=
-                               kLaunchRegs * (NT + kProducerThreads),
-                "extend (wgmma): the chunk-only roles' registers fit too");
 };
 
 #if defined(TQ_TARGET_HAS_WGMMA)
@@ -167,16 +154,11 @@ TQ_INLINE void prefetchLaterQueries(const tq_extend_args &a, int tid,
 }
 
 } // namespace extend_detail
+#endif
 
-/* One CTA's work (query tile `tile` of sequence b). kChunkOnly: the
- * sequence has no prefix (and the form is warp-specialized), so the roles
- * split the registers the other way (Pl::kChunkProducerRegs /
- * kChunkConsumerRegs) and the consumers pipeline their tiles. The two forms
- * are separate instantiations below the kernel's one branch: within one
- * body, the two producers' (or consumers') code spilled at head_dim 128
- * (8-28 bytes, ptxas), values for both hoisted above the role split. */
-template <class Spec, class T, bool kChunkOnly>
-TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
+template <class Spec, class T>
+TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
+#if defined(TQ_TARGET_HAS_WGMMA)
   using namespace extend_detail;
   using Pl = ExtendWgmmaPlan<Spec>;
   using KInfo = TensorInfo<Spec, true>;
@@ -185,11 +167,21 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   constexpr int kTok = Pl::kTokTile, NTL = BN / 8, VS = BN / 16, OT = D / 8;
   constexpr int OP = Pl::kOPitch;
   constexpr bool kSpecialized = Pl::NP > 0;
-  static_assert(!kChunkOnly || kSpecialized, "chunk-only CTAs: specialized");
+  // Programmatic launch (extend.h waitForChunkRows): the producer waits
+  // before its first chunk tile; the in-step form before its first tile.
+  if constexpr (kSpecialized)
+    waitUnlessChunk(a);
+  else
+    waitForPrimaryGrid();
+
+  int b = 0, tile = -1;
+  findQueryTile<kTok>(a, b, tile);
+  if (tile < 0)
+    return;
   const int kvh = blockIndexY();
   const int row0 = a.cu_seqlens_q[b];
   const int n = a.cu_seqlens_q[b + 1] - row0;
-  const int P = kChunkOnly ? 0 : a.prefix_lens[b];
+  const int P = a.prefix_lens[b];
   const int tok0 = tile * kTok, ntok = minInt(kTok, n - tok0);
   const bool haveChunk = a.key != nullptr;
 
@@ -276,44 +268,34 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       prefetchLaterQueries<Spec, T, kTok>(a, threadIndex() - NT,
                                           Pl::kProducerThreads);
+      lowerRegisters<Pl::kProducerRegs>();
       using Stream =
           KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
       static_assert(Stream::kStep % 8 == 0,
                     "a thread's units 8k token rows apart");
-      // prefix: P, or a literal 0 for a chunk-only CTA (the prefix code
-      // then folds away, and with it its registers).
-      auto produce = [&](int prefix) {
-        Stream tiles(a, b, kvh, row0, prefix, upto, threadIndex() - NT);
-        const int numTiles = tiles.numTiles;
-        if (numTiles > 0 && !tiles.isChunk(0))
-          tiles.issue(0, unitAt(0));
-        for (int i = 0; i < numTiles; ++i) {
-          barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
-          if (i == tiles.prefixTiles)
-            waitForChunkRows(); // the prep's workspace, first read here
-          if (tiles.isChunk(i))
-            tiles.issue(i, unitAt(i));
-          tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
-          const bool unit =
-              tiles.isChunk(i) && !anyLane(!tiles.unitScales(i));
-          if (laneIndex() == 0)
-            sUnitScales[i & 1][warp - Pl::NW] = unit;
-          fenceProxyAsyncShared(); // the tile is read by the tensor cores
-          barrierArrive(&sFull[i & 1]);
-          if (i + 1 < numTiles && !tiles.isChunk(i + 1))
-            tiles.issue(i + 1, unitAt(i + 1));
-        }
-      };
-      if constexpr (kChunkOnly) {
-        lowerRegisters<Pl::kChunkProducerRegs>();
-        produce(0);
-      } else {
-        lowerRegisters<Pl::kProducerRegs>();
-        produce(P);
+      Stream tiles(a, b, kvh, row0, P, upto, threadIndex() - NT);
+      const int numTiles = tiles.numTiles;
+      if (numTiles > 0 && !tiles.isChunk(0))
+        tiles.issue(0, unitAt(0));
+      for (int i = 0; i < numTiles; ++i) {
+        barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
+        if (i == tiles.prefixTiles)
+          waitForChunkRows(); // the prep's workspace, first read here
+        if (tiles.isChunk(i))
+          tiles.issue(i, unitAt(i));
+        tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
+        const bool unit =
+            tiles.isChunk(i) && !anyLane(!tiles.unitScales(i));
+        if (laneIndex() == 0)
+          sUnitScales[i & 1][warp - Pl::NW] = unit;
+        fenceProxyAsyncShared(); // the tile is read by the tensor cores
+        barrierArrive(&sFull[i & 1]);
+        if (i + 1 < numTiles && !tiles.isChunk(i + 1))
+          tiles.issue(i + 1, unitAt(i + 1));
       }
       return;
     }
-    raiseRegisters<kChunkOnly ? Pl::kChunkConsumerRegs : Pl::kConsumerRegs>();
+    raiseRegisters<Pl::kConsumerRegs>();
   }
 
   float rf[2], qs[2];
@@ -400,69 +382,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   };
 
   const int numTiles = tiles.numTiles;
-  if constexpr (kChunkOnly) {
-    // --- Consumers of a chunk-only CTA, pipelined: S(i) is issued together
-    // with O += P(i-1)·V(i-1), and tile i's softmax runs while the tensor
-    // cores do that P·V (its wait was ~7 % of the causal 4K's stall
-    // samples, session 24's ncu); o is rescaled once that product is done.
-    // P(i-1) waits as fp16 fragments, so S(i), P(i-1) and O are live at
-    // once: more registers than the general split gives.
-    Stream &ctiles = tiles; // P = 0 here: no prefix tiles
-    uint32_t pa[VS][4];
-    auto issueValues = [&](int i) {
-      const uint64_t vDesc = wgmmaDescAdvance(vDesc0, (i & 1) * Pl::kBufBytes);
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
-      wgmmaCommit();
-    };
-    const int n = ctiles.numTiles;
-    for (int i = 0; i < n; ++i) {
-      const int buf = i & 1;
-      barrierWait(&sFull[buf], (i >> 1) & 1);
-      issueScores(buf); // its fence also covers pa and o for the P·V
-      if (i > 0) {
-        issueValues(i - 1);
-        wgmmaWait<1>(); // S(i) done; P(i-1)·V(i-1) may still run
-      } else {
-        wgmmaWait<0>();
-      }
-      wgmmaPin(s);
-      const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[buf]);
-      const bool unit = (f.x & f.y & f.z & f.w) != 0u;
-      float corr[2];
-      if (!unit)
-        scaleColumns(s, sKs[buf], t);
-      const bool rescale = scoresToProbs<false, false>(
-          s, rf, qs, rTok, sKz[buf], sVz[buf], ctiles.count(i), true,
-          ctiles.start(i), t, m, l, zb, corr);
-      if (!unit)
-        scaleColumns(s, sVs[buf], t);
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        probFragment(s, kv, pa[kv]);
-      if (i > 0) {
-        wgmmaWait<0>(); // P(i-1)·V(i-1) done: o is ours, its buffer read
-        wgmmaPin(o);
-        barrierArrive(&sEmpty[(i - 1) & 1]);
-      }
-      if (rescale) {
-        TQ_UNROLL
-        for (int j = 0; j < OT; ++j) {
-          o[j][0] *= corr[0], o[j][1] *= corr[0];
-          o[j][2] *= corr[1], o[j][3] *= corr[1];
-        }
-      }
-    }
-    if (n > 0) {
-      wgmmaFence();
-      issueValues(n - 1);
-      wgmmaWait<0>();
-      wgmmaPin(o);
-      barrierArrive(&sEmpty[(n - 1) & 1]);
-    }
-    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
-  } else if constexpr (kSpecialized) {
+  if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {
       barrierWait(&sFull[i & 1], (i >> 1) & 1);
@@ -498,36 +418,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // --- Epilogue (sO overlays the tiles: every read is behind a barrier).
   finishRows<Spec, T, OT, OP, 16>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok,
                                   chunkRotated(P), sO);
-}
-#endif
-
-// A/B knob: 0 runs chunk-only CTAs through the general instantiation.
-#ifndef TQ_EXTEND_CHUNK_ONLY_CTAS
-#define TQ_EXTEND_CHUNK_ONLY_CTAS 1
-#endif
-
-template <class Spec, class T>
-TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
-#if defined(TQ_TARGET_HAS_WGMMA)
-  using Pl = ExtendWgmmaPlan<Spec>;
-  constexpr bool kSpecialized = Pl::NP > 0;
-  // Programmatic launch (extend.h waitForChunkRows): the producer waits
-  // before its first chunk tile; the in-step form before its first tile.
-  if constexpr (kSpecialized)
-    waitUnlessChunk(a);
-  else
-    waitForPrimaryGrid();
-  int b = 0, tile = -1;
-  extend_detail::findQueryTile<Pl::kTokTile>(a, b, tile);
-  if (tile < 0)
-    return;
-  if constexpr (kSpecialized && TQ_EXTEND_CHUNK_ONLY_CTAS) {
-    if (a.prefix_lens[b] == 0) {
-      extendWgmmaCta<Spec, T, true>(a, b, tile);
-      return;
-    }
-  }
-  extendWgmmaCta<Spec, T, false>(a, b, tile);
 #else
   (void)a;
   trap(); // the compiler chooses this kernel for sm_90a bundles only
