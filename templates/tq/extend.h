@@ -360,17 +360,13 @@ TQ_INLINE void findQueryTile(const tq_extend_args &a, int &b, int &tile) {
  * where the rotation (orthogonal) cancels, q·k = Rq·Rk and Σ p·v =
  * Rᵀ Σ p·Rv, so skipping it changes only the rounding. It saves the prep's
  * rotations of every key and value row, and the query staging's and
- * epilogue's per CTA: the rotations' shuffles were most of the causal 4K
- * chunk's code before the role split (14.6 % of its stall samples,
- * session 24's ncu). */
-TQ_INLINE bool chunkRotated(int prefixLen) {
-#if defined(TQ_EXTEND_ROTATE_UNPREFIXED) // A/B knob: every chunk rotated
-  (void)prefixLen;
-  return true;
-#else
-  return prefixLen > 0;
-#endif
-}
+ * epilogue's per CTA: in the causal 4K chunk (no prefix) the code before
+ * the role split went 21.3M -> 13.5M executed instructions and 14.6 % ->
+ * 11.0 % of the stall samples (ncu source counters,
+ * bench/results/2026-12-06-session24-h100 run3 -> 2026-12-06-session25
+ * run3), the whole 390.0 -> 377.8 us (H200, session 25 run1; edc39f5 has
+ * the A/B knob that measured it). */
+TQ_INLINE bool chunkRotated(int prefixLen) { return prefixLen > 0; }
 
 /* The sequence of chunk row `row` (< cu_seqlens_q[batch]): the last b with
  * cu_seqlens_q[b] <= row, by bisection (empty chunks share a start; the
@@ -1188,8 +1184,9 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
   // kernel's 16-row batches are checked against one row at a time by the
   // CPU emulator (emu_extend.cpp checkRowBatches).
   constexpr int kQueryRows = 1, kEpilogueRows = 1;
-  // This kernel (sm_80..sm_120 without wgmma) waits first thing either way:
-  // the staged queries share its 168 registers with the tile loads.
+  // This kernel (every target but sm_90a; griddepcontrol only on sm_90+)
+  // simply waits first thing, chunk or not: its speed was never measured
+  // under a programmatic launch, and the wgmma kernel is sm_90's fast one.
   waitForPrimaryGrid();
 
   // --- Which sequence and query tile (uniform over the CTA). ---
