@@ -11,7 +11,13 @@ Cases (issue 7/9's acceptance):
              keys), and vs SDPA without a mask (the design docs' baseline);
   store      the store kernel writing the C-token chunk (timed as
              store_bench does: CUDA-graph replays, rotating inputs), as a
-             fraction of SDPA's causal time for that chunk.
+             fraction of SDPA's causal time for that chunk;
+  fused      the same extend storing its chunk too (slot_mapping,
+             tqrt_launch_extend_store: the prep stores the rows it reads):
+             its bytes checked against the store kernel's, and what storing
+             adds to the extend (fused minus plain: the medians of 5
+             alternating graph timings of each), as a fraction of SDPA's
+             causal time for that chunk.
 Every tqc output is checked first: the causal case against SDPA (relative
 error <= 2e-2: the chunk is exact up to fp16 operands), the prefix case by
 cosine >= 0.8 (the compressed prefix's quantization error). Times: median
@@ -165,6 +171,29 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
     # path too (~35 us for a 1K chunk whose store takes a few).
     bpth = manifest["layout"]["bytes_per_token_head"]
     res["store_us"] = store_point(plan, bundle, C, bpth, BLOCK, reps, gen, 16)[0]
+
+    # The fused store: the chunk's slots follow the prefix's. Its bytes
+    # first (against the store kernel's into a copy of the cache), then
+    # plain and fused extends timed in turn, so drift hits both alike.
+    chunk_slots = slots[P:P + C].contiguous()
+    want = cache.clone()
+    plan.store(kc, vc, want, chunk_slots)
+
+    def ext_store():
+        plan.extend(q, kc, vc, cache, table, cu, pl, out=out, workspace=ws,
+                    slot_mapping=chunk_slots)
+    ext_store()
+    torch.cuda.synchronize()
+    res["fused_store_bytes_ok"] = bool(torch.equal(cache, want))
+    res["ok"] = res["ok"] and res["fused_store_bytes_ok"]
+    plain, fused = [], []
+    for _ in range(5):
+        plain.append(timed(ext, reps)[0])
+        fused.append(timed(ext_store, reps)[0])
+    res["tqc_plain_us"] = statistics.median(plain)
+    res["tqc_fused_us"] = statistics.median(fused)
+    res["fused_store_us"] = res["tqc_fused_us"] - res["tqc_plain_us"]
+    del want
     plan.close()
     bundle.close()
     del cache, kp, vp, ks, vs
@@ -211,6 +240,8 @@ def main():
                 causal_sdpa[C] = r["sdpa_us"]
             base = causal_sdpa.get(C)
             r["store_vs_sdpa_causal"] = r["store_us"] / base if base else None
+            r["fused_store_vs_sdpa_causal"] = (r["fused_store_us"] / base
+                                               if base else None)
             r["speedup"] = r["sdpa_us"] / r["tqc_us"]
             extra = (f" (no mask: {r['sdpa_full_us']:.1f} us, "
                      f"x{r['sdpa_full_us'] / r['tqc_us']:.2f})" if P else "")
@@ -221,6 +252,11 @@ def main():
                           + (f", no mask {r['sdpa_full_timing']}" if P else "") + "]")
             extra += (f" eager: tqc {r['tqc_eager_us']:.1f} us, SDPA "
                       f"{r['sdpa_eager_us']:.1f} us")
+            fv = (f" ({r['fused_store_vs_sdpa_causal']:.2%} of SDPA causal)"
+                  if base else "")
+            extra += (f"; fused store: extend {r['tqc_plain_us']:.1f} -> "
+                      f"{r['tqc_fused_us']:.1f} us, +{r['fused_store_us']:.1f} us{fv}, "
+                      f"bytes {'= store kernel' if r['fused_store_bytes_ok'] else 'DIFFER'}")
             sv = f"{r['store_vs_sdpa_causal']:>10.2%}" if base else f"{'':>10}"
             print(f"{r['preset']:<7} {P:>6} {C:>6} {r['tqc_us']:>9.1f} {r['tqc_tflops']:>8.0f} "
                   f"{r['sdpa_us']:>9.1f} {r['sdpa_tflops']:>8.0f} {r['speedup']:>6.2f}x "

@@ -161,11 +161,6 @@ constexpr int kExtendMinBlocks = 3;
 /// The extend plan's spec struct (one for every bucket).
 constexpr const char *kExtendSpec = "TqPlan_extend";
 
-/// Warps of the extend prep kernel: one per (K or V, KV head) item, at most
-/// 8; the warps loop over the items.
-int extendPrepWarps(const KernelConfig &c) {
-  return std::min(2 * c.numKVHeads, 8);
-}
 
 /// The integer value of a developer's template knob (TQC_DEVICE_DEFINES)
 /// as the generated unit will see it, or `fallback` when it is not set.
@@ -191,6 +186,25 @@ int checkedKnob(const char *knob, int fallback,
     llvm::errs() << "tqc: warning: " << knob << "=" << n << " " << problem
                  << "; " << effect << "\n";
   return instead;
+}
+
+/// Warps of the extend prep kernel, each holding one chunk row at a time
+/// (extend.h extendPrep): 4, or the developer knob TQ_EXTEND_PREP_WARPS.
+int extendPrepWarps() {
+  return checkedKnob(
+      "TQ_EXTEND_PREP_WARPS", 4, [](int n) { return n >= 1 && n <= 32; },
+      "is outside 1..32", 4, "the extend prep takes 4 warps");
+}
+
+/// Chunk rows per extend prep CTA (grid token_tiles): each warp loads
+/// this many rows / warps before it uses the first, 2 (developer knob
+/// TQ_EXTEND_PREP_ROWS_PER_WARP, 1..4).
+int extendPrepTileTokens() {
+  return extendPrepWarps() *
+         checkedKnob(
+             "TQ_EXTEND_PREP_ROWS_PER_WARP", 2,
+             [](int n) { return n >= 1 && n <= 4; }, "is outside 1..4", 2,
+             "each extend prep warp takes 2 rows");
 }
 
 /// Tokens per store CTA: 1 (grid max_tokens), or the developer knob
@@ -333,13 +347,15 @@ std::vector<KernelEntry> kernelEntries(const KernelConfig &c) {
           "decode", specName(p), "kWarps")
           ->dynamicSharedBytes = decodeRingBytes(c, p.decode);
     if (c.extend.present) {
-      // One tq.kernel extend, two entry points: the chunk's rotation into
-      // the workspace (grid like the store's), then the attention.
+      // One tq.kernel extend, two entry points: the chunk into the
+      // workspace (and, when asked, the cache) in tiles of rows, then the
+      // attention.
       LaunchConfig prep;
-      prep.warps = extendPrepWarps(c);
-      prep.grid = {"max_tokens", "1", "1"};
+      prep.warps = extendPrepWarps();
+      prep.grid = {"token_tiles", "1", "1"};
       add("extend_prep", "extend_prep", "tq_extend_args", prep, -1,
-          "extendPrep", kExtendSpec, "kExtendPrepWarps");
+          "extendPrep", kExtendSpec, "kExtendPrepWarps")
+          ->tileTokens = extendPrepTileTokens();
       KernelEntry *ext = add("extend", "extend", "tq_extend_args", c.extend,
                              -1, "extend", kExtendSpec, "kExtendCtaWarps");
       ext->blockThreads =
@@ -505,7 +521,8 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
        << " query heads per CTA.\nstruct " << kExtendSpec
        << " : TqSpec {\n  static constexpr int kExtendBlockN = "
        << c.extend.blockN << ", kExtendWarps = " << c.extend.warps
-       << ", kExtendPrepWarps = " << extendPrepWarps(c) << ";\n"
+       << ", kExtendPrepWarps = " << extendPrepWarps()
+       << ", kExtendPrepTileTokens = " << extendPrepTileTokens() << ";\n"
        << "  // Hopper warpgroup mma (extend_wgmma.h) or warp mma.sync.\n"
        << "  static constexpr bool kExtendWgmma = "
        << (c.extendWgmma ? "true" : "false") << ";\n"

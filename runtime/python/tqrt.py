@@ -199,6 +199,10 @@ def library():
         "tqrt_launch_extend": (status, [P, ctypes.c_int, P, I64, I64, P, I64, I64,
                                         P, I64, I64, P, I64, P, I32, P, P, P, I64,
                                         I64, P, I32, ctypes.c_float, P, U64, P]),
+        "tqrt_launch_extend_store": (status, [P, ctypes.c_int, P, I64, I64, P, I64,
+                                              I64, P, I64, I64, P, I64, P, P, I32, P,
+                                              P, P, I64, I64, P, I32, ctypes.c_float,
+                                              P, U64, P]),
         "tqrt_device_count": (status, [ctypes.POINTER(I32)]),
     }
     for name, (restype, argtypes) in sig.items():
@@ -558,7 +562,8 @@ class Plan:
         return out
 
     def extend(self, query, key, value, cache, block_tables, cu_seqlens_q, prefix_lens,
-               out=None, lse=None, workspace=None, scale=0.0, batch=None, stream=None):
+               out=None, lse=None, workspace=None, scale=0.0, batch=None, stream=None,
+               slot_mapping=None):
         """Chunked prefill: sequence b's chunk is rows cu_seqlens_q[b] ..
         cu_seqlens_q[b+1]-1 of query [total, num_q_heads, head_dim] (bf16 or
         fp16, last dimension contiguous); each row attends to the sequence's
@@ -573,7 +578,11 @@ class Plan:
         chunk, allocate_extend_workspace()'s tensor (or any contiguous
         tensor of >= extend_workspace_bytes). Returns (out, lse); `out` is
         allocated like query when not given (pass it for graph capture).
-        scale 0 means the manifest's softmax_scale."""
+        scale 0 means the manifest's softmax_scale. slot_mapping: None, or
+        int64 [>= total] (contiguous): the chunk's rows are also stored in
+        the cache, row r at slot slot_mapping[r] (< 0 skips it), byte for
+        byte as store() would, by the kernel that reads them anyway
+        (tqrt_launch_extend_store); its slots must hold no prefix token."""
         torch = _torch()
         b = self.bundle
         dtype, device = self._query_of(torch, query, "[total, num_q_heads, head_dim]")
@@ -624,19 +633,31 @@ class Plan:
             _expect(workspace.is_contiguous(), "workspace must be contiguous")
             ws_ptr, ws_bytes = workspace.data_ptr(), workspace.numel() * workspace.element_size()
         chunk = key is not None
+        if slot_mapping is not None:
+            _expect(chunk, "slot_mapping stores the chunk, but key and value are None")
+            _expect(slot_mapping.dtype == torch.int64 and slot_mapping.dim() == 1 and
+                    slot_mapping.shape[0] >= query.shape[0] and
+                    (slot_mapping.shape[0] <= 1 or slot_mapping.stride(0) == 1),
+                    f"slot_mapping must be a contiguous 1-D int64 tensor of >= "
+                    f"{query.shape[0]} entries, got {slot_mapping.dtype} "
+                    f"{tuple(slot_mapping.shape)}")
+            self._same_device(slot_mapping, device, "slot_mapping")
         stride_bt = block_tables.stride(0) if block_tables.shape[0] > 1 else max(block_tables.shape[1], 1)
         stream = self._stream(torch, device, stream)
-        _check(library().tqrt_launch_extend(
-            self._h, dtype, query.data_ptr(), query.stride(0), query.stride(1),
-            key.data_ptr() if chunk else None, key.stride(0) if chunk else 0,
-            key.stride(1) if chunk else 0,
-            value.data_ptr() if chunk else None, value.stride(0) if chunk else 0,
-            value.stride(1) if chunk else 0,
-            cache.data_ptr(), cache.numel(), block_tables.data_ptr(), stride_bt,
-            cu_seqlens_q.data_ptr(), prefix_lens.data_ptr(),
-            out.data_ptr(), out.stride(0), out.stride(1),
-            lse.data_ptr() if lse is not None else None,
-            rows, float(scale), ws_ptr, ws_bytes, stream))
+        head = (self._h, dtype, query.data_ptr(), query.stride(0), query.stride(1),
+                key.data_ptr() if chunk else None, key.stride(0) if chunk else 0,
+                key.stride(1) if chunk else 0,
+                value.data_ptr() if chunk else None, value.stride(0) if chunk else 0,
+                value.stride(1) if chunk else 0, cache.data_ptr(), cache.numel())
+        tail = (block_tables.data_ptr(), stride_bt,
+                cu_seqlens_q.data_ptr(), prefix_lens.data_ptr(),
+                out.data_ptr(), out.stride(0), out.stride(1),
+                lse.data_ptr() if lse is not None else None,
+                rows, float(scale), ws_ptr, ws_bytes, stream)
+        if slot_mapping is None:
+            _check(library().tqrt_launch_extend(*head, *tail))
+        else:
+            _check(library().tqrt_launch_extend_store(*head, slot_mapping.data_ptr(), *tail))
         return out, lse
 
     # -- helpers ---------------------------------------------------------

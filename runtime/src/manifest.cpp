@@ -514,9 +514,8 @@ std::vector<PlanKernelNames> readPlans(const Reader &r, const Value &root,
     // the decode merges its own splits.
     if (const Value *comb = p.find("combine"); comb && comb->type != Type::Null)
       r.inconsistent(*comb, "'" + path + ".combine' names a combine kernel, "
-                            "but decode merges its own splits (abi_version " +
-                            std::to_string(TQ_ABI_VERSION) +
-                            "): it must be null or absent");
+                            "but decode merges its own splits (abi_version "
+                            "2 on): it must be null or absent");
     m.plans.push_back(std::move(d));
   }
 

@@ -1273,17 +1273,20 @@ tqrt_status tqrt_launch_decode(const tqrt_plan *plan, tqrt_dtype dtype,
   return TQRT_OK;
 }
 
-tqrt_status tqrt_launch_extend(
-    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
-    int64_t queryStrideToken, int64_t queryStrideHead, const void *key,
-    int64_t keyStrideToken, int64_t keyStrideHead, const void *value,
-    int64_t valueStrideToken, int64_t valueStrideHead, const void *cache,
-    int64_t cacheBytes, const int32_t *blockTables, int32_t blockTableStride,
+namespace {
+/// tqrt_launch_extend (store false: slotMapping null, the cache is only
+/// read) and tqrt_launch_extend_store (store true); fn names the entry
+/// point in errors.
+tqrt_status launchExtend(
+    const char *fn, bool store, const tqrt_plan *plan, tqrt_dtype dtype,
+    const void *query, int64_t queryStrideToken, int64_t queryStrideHead,
+    const void *key, int64_t keyStrideToken, int64_t keyStrideHead,
+    const void *value, int64_t valueStrideToken, int64_t valueStrideHead,
+    void *cache, int64_t cacheBytes, const int64_t *slotMapping,
+    const int32_t *blockTables, int32_t blockTableStride,
     const int32_t *cuSeqlensQ, const int32_t *prefixLens, void *out,
     int64_t outStrideToken, int64_t outStrideHead, float *lse, int32_t batch,
     float scale, void *workspace, uint64_t workspaceBytes, void *stream) {
-  clearError();
-  const char *fn = "tqrt_launch_extend";
   if (!plan)
     return setErrorf(TQRT_INVALID_ARGUMENT, "%s: plan is null", fn);
   if (tqrt_status s = checkDtype(plan, dtype, fn))
@@ -1309,6 +1312,12 @@ tqrt_status tqrt_launch_extend(
                      "chunk too) or neither (the prefix only)",
                      fn, key ? "value" : "key", key ? "key" : "value");
   const bool chunk = key != nullptr;
+  if (store && !chunk)
+    return setErrorf(TQRT_INVALID_ARGUMENT,
+                     "%s: key and value are null, so there is no chunk to "
+                     "store; pass the chunk's keys and values, or call "
+                     "tqrt_launch_extend for the prefix only",
+                     fn);
   if (tqrt_status s = checkPointer(query, 16, fn, "query"))
     return s;
   if (chunk) {
@@ -1325,6 +1334,9 @@ tqrt_status tqrt_launch_extend(
     return s;
   if (tqrt_status s = checkPointer(prefixLens, 4, fn, "prefix_lens"))
     return s;
+  if (store)
+    if (tqrt_status s = checkPointer(slotMapping, 8, fn, "slot_mapping"))
+      return s;
   if (tqrt_status s = checkPointer(out, 16, fn, "out"))
     return s;
   if (lse && misaligned(lse, 4))
@@ -1373,7 +1385,8 @@ tqrt_status tqrt_launch_extend(
   args.query = query;
   args.key = key;
   args.value = value;
-  args.cache = static_cast<const uint8_t *>(cache);
+  args.cache = static_cast<uint8_t *>(cache);
+  args.slot_mapping = slotMapping;
   args.block_tables = blockTables;
   args.cu_seqlens_q = cuSeqlensQ;
   args.prefix_lens = prefixLens;
@@ -1395,9 +1408,9 @@ tqrt_status tqrt_launch_extend(
   args.scale = scale == 0.0f ? m.softmaxScale : scale;
   args.reserved = 0;
   const int dt = dtypeIndex(dtype);
-  // The prep kernel writes the rotated chunk into the workspace that the
-  // attention kernel reads: same stream, so in order. Without a chunk
-  // there is nothing to rotate.
+  // The prep kernel writes the chunk into the workspace that the attention
+  // kernel reads (and, with slot_mapping, into the cache): same stream, so
+  // in order. Without a chunk there is nothing to prepare.
   if (chunk)
     if (tqrt_status s = launch(plan->k[TQRT_KERNEL_EXTEND_PREP][dt],
                                desc(plan, TQRT_KERNEL_EXTEND_PREP, dt), stream,
@@ -1405,6 +1418,48 @@ tqrt_status tqrt_launch_extend(
       return s;
   return launch(plan->k[TQRT_KERNEL_EXTEND][dt],
                 desc(plan, TQRT_KERNEL_EXTEND, dt), stream, &args, fn);
+}
+
+} // namespace
+
+tqrt_status tqrt_launch_extend(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
+    int64_t queryStrideToken, int64_t queryStrideHead, const void *key,
+    int64_t keyStrideToken, int64_t keyStrideHead, const void *value,
+    int64_t valueStrideToken, int64_t valueStrideHead, const void *cache,
+    int64_t cacheBytes, const int32_t *blockTables, int32_t blockTableStride,
+    const int32_t *cuSeqlensQ, const int32_t *prefixLens, void *out,
+    int64_t outStrideToken, int64_t outStrideHead, float *lse, int32_t batch,
+    float scale, void *workspace, uint64_t workspaceBytes, void *stream) {
+  clearError();
+  // The kernels only read the cache without a slot mapping.
+  return launchExtend("tqrt_launch_extend", false, plan, dtype, query,
+                      queryStrideToken, queryStrideHead, key, keyStrideToken,
+                      keyStrideHead, value, valueStrideToken,
+                      valueStrideHead, const_cast<void *>(cache), cacheBytes,
+                      nullptr, blockTables, blockTableStride, cuSeqlensQ,
+                      prefixLens, out, outStrideToken, outStrideHead, lse,
+                      batch, scale, workspace, workspaceBytes, stream);
+}
+
+tqrt_status tqrt_launch_extend_store(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
+    int64_t queryStrideToken, int64_t queryStrideHead, const void *key,
+    int64_t keyStrideToken, int64_t keyStrideHead, const void *value,
+    int64_t valueStrideToken, int64_t valueStrideHead, void *cache,
+    int64_t cacheBytes, const int64_t *slotMapping,
+    const int32_t *blockTables, int32_t blockTableStride,
+    const int32_t *cuSeqlensQ, const int32_t *prefixLens, void *out,
+    int64_t outStrideToken, int64_t outStrideHead, float *lse, int32_t batch,
+    float scale, void *workspace, uint64_t workspaceBytes, void *stream) {
+  clearError();
+  return launchExtend("tqrt_launch_extend_store", true, plan, dtype, query,
+                      queryStrideToken, queryStrideHead, key, keyStrideToken,
+                      keyStrideHead, value, valueStrideToken,
+                      valueStrideHead, cache, cacheBytes, slotMapping,
+                      blockTables, blockTableStride, cuSeqlensQ, prefixLens,
+                      out, outStrideToken, outStrideHead, lse, batch, scale,
+                      workspace, workspaceBytes, stream);
 }
 
 tqrt_status tqrt_device_count(int32_t *count) {

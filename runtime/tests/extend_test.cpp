@@ -113,7 +113,7 @@ TEST(ExtendManifest, Errors) {
   const std::string storeF16Prep =
       "{\"name\": \"extend_prep_f16\", \"kind\": \"extend_prep\", \"dtype\": "
       "\"f16\", \"symbol\": \"tq_extend_prep_f16\", \"plan\": null, \"args\": "
-      "\"tq_extend_args\", \"args_bytes\": 168, \"block\": [256, 1, 1], "
+      "\"tq_extend_args\", \"args_bytes\": 176, \"block\": [256, 1, 1], "
       "\"shared_bytes\": 0, \"grid\": [\"max_tokens\", \"1\", \"1\"]}";
   auto withKernel = [&](const std::string &kernel) {
     return edit(text, "\"tile_tokens\": 16}\n  ]",
@@ -201,10 +201,10 @@ TEST(ExtendManifest, Errors) {
             "\"tq_extend_bf16\", \"plan\": null, \"args\": \"tq_decode_args\""),
        "'kernels[4].args' must be \"tq_extend_args\" for an extend kernel, got "
        "\"tq_decode_args\""},
-      {edit(text, "\"args_bytes\": 168, \"block\": [256, 1, 1]",
+      {edit(text, "\"args_bytes\": 176, \"block\": [256, 1, 1]",
             "\"args_bytes\": 160, \"block\": [256, 1, 1]"),
        "'kernels[3].args_bytes' is 160 but this runtime's tq_extend_args "
-       "(templates/tq/abi.h) is 168 bytes"},
+       "(templates/tq/abi.h) is 176 bytes"},
       {edit(text, "\"symbol\": \"tq_extend_bf16\", ", ""),
        "missing field 'kernels[4].symbol' (a string)"},
       // Completeness: both kinds for every stored dtype, one each.

@@ -360,11 +360,11 @@ TEST(Manifest, UnsupportedVersions) {
                          &b),
                 TQRT_UNSUPPORTED_VERSION);
   EXPECT_ERROR_HAS("schema_version 3 is not supported");
-  EXPECT_STATUS(loadText(edit(text, "\"abi_version\": 2", "\"abi_version\": 7"),
+  EXPECT_STATUS(loadText(edit(text, "\"abi_version\": 3", "\"abi_version\": 7"),
                          &b),
                 TQRT_UNSUPPORTED_VERSION);
   EXPECT_ERROR_HAS("abi_version 7 is not supported (this runtime was built "
-                   "with abi.h version 2)");
+                   "with abi.h version 3)");
   EXPECT_STATUS(loadText(edit(text, "\"schema_version\": 2",
                               "\"schema_version\": \"2\""),
                          &b),
@@ -649,7 +649,7 @@ TEST(Manifest, PlanKernels) {
             "\"decode\": {\"bf16\": \"decode_p0_bf16\"}, "
             "\"combine\": {\"bf16\": \"combine_p0_bf16\"}}"),
        ":39:55: 'plans[0].combine' names a combine kernel, but decode merges "
-       "its own splits (abi_version 2): it must be null or absent"},
+       "its own splits (abi_version 2 on): it must be null or absent"},
       // Map keys.
       {edit(text, "{\"bf16\": \"decode_p1_bf16\"}",
             "{\"bf16\": \"decode_p1_bf16\", \"fp32\": \"decode_p1_fp32\"}"),

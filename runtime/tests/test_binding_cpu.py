@@ -33,11 +33,11 @@ EXTEND_MEMBER = ('"extend": {"available": true, "tile_tokens": 16, "block_n": 64
 EXTEND_KERNELS = (
     '{"name": "extend_prep_bf16", "kind": "extend_prep", "dtype": "bf16", '
     '"symbol": "tq_extend_prep_bf16", "plan": null, "args": "tq_extend_args", '
-    '"args_bytes": 168, "block": [256, 1, 1], "shared_bytes": 0, '
+    '"args_bytes": 176, "block": [256, 1, 1], "shared_bytes": 0, '
     '"grid": ["max_tokens", "1", "1"]},\n'
     '    {"name": "extend_bf16", "kind": "extend", "dtype": "bf16", '
     '"symbol": "tq_extend_bf16", "plan": null, "args": "tq_extend_args", '
-    '"args_bytes": 168, "block": [128, 1, 1], "shared_bytes": 40960, '
+    '"args_bytes": 176, "block": [128, 1, 1], "shared_bytes": 40960, '
     '"grid": ["query_tiles", "num_kv_heads", "1"], "tile_tokens": 16}')
 
 
@@ -289,7 +289,7 @@ class BindingTest(unittest.TestCase):
         self.assertIn("needs PyTorch", str(e.exception))
 
     def test_abi_version(self):
-        self.assertEqual(tqrt.library().tqrt_abi_version(), 2)
+        self.assertEqual(tqrt.library().tqrt_abi_version(), 3)
         self.assertEqual(tqrt.library().tqrt_version().decode(), "0.1.0")
 
 

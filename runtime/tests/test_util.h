@@ -50,11 +50,11 @@ inline std::string amdManifest() {
 inline const char *kExtendKernels =
     "{\"name\": \"extend_prep_bf16\", \"kind\": \"extend_prep\", "
     "\"dtype\": \"bf16\", \"symbol\": \"tq_extend_prep_bf16\", \"plan\": null, "
-    "\"args\": \"tq_extend_args\", \"args_bytes\": 168, \"block\": [256, 1, 1], "
+    "\"args\": \"tq_extend_args\", \"args_bytes\": 176, \"block\": [256, 1, 1], "
     "\"shared_bytes\": 0, \"grid\": [\"max_tokens\", \"1\", \"1\"]},\n"
     "    {\"name\": \"extend_bf16\", \"kind\": \"extend\", \"dtype\": \"bf16\", "
     "\"symbol\": \"tq_extend_bf16\", \"plan\": null, \"args\": \"tq_extend_args\", "
-    "\"args_bytes\": 168, \"block\": [128, 1, 1], \"shared_bytes\": 40960, "
+    "\"args_bytes\": 176, \"block\": [128, 1, 1], \"shared_bytes\": 40960, "
     "\"grid\": [\"query_tiles\", \"num_kv_heads\", \"1\"], \"tile_tokens\": 16}";
 
 /// The fixture's "extend" member: 16 chunk tokens per query tile, block_n

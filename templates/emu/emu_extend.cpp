@@ -18,7 +18,7 @@
 namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
 static int gDummyStatic;
 #ifndef EXTEND_SPEC // a TU from before the extend plan: the built-in one
-struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 32, kExtendPrepWarps = 4; };
+struct EmuExtendSpec : TqSpec { static constexpr int kExtendWarps = 4, kExtendBlockN = 32, kExtendPrepWarps = 4, kExtendPrepTileTokens = 8; };
 #define EXTEND_SPEC EmuExtendSpec
 #endif
 using Spec = EXTEND_SPEC;
@@ -224,7 +224,8 @@ int main() {
   std::vector<int32_t> cu(batch + 1, 0);
   for (int b = 0; b < batch; ++b) cu[b + 1] = cu[b] + chunk[b];
   const int total = cu[batch], maxTokens = total + 5;
-  int numBlocks = 3; for (int p : prefix) numBlocks += (p + bs - 1) / bs;
+  // The prefixes' blocks, then the chunk's (the fused store's slots), then 3.
+  int numBlocks = 3 + (total + bs - 1) / bs; for (int p : prefix) numBlocks += (p + bs - 1) / bs;
   std::vector<uint8_t> cache(codec.cacheBytes(numBlocks) + 64);
   uint8_t *cacheAligned = (uint8_t *)(((uintptr_t)cache.data() + 15) & ~uintptr_t(15));
   std::mt19937_64 rng(7 + d * 3 + hq); std::normal_distribution<double> normal;
@@ -247,6 +248,11 @@ int main() {
     }
   }
   codec.storeTokens(pk.data(), pv.data(), int64_t(slots.size()), slots.data(), cacheAligned);
+  // The chunk's slots for the prep's fused store: blocks after the
+  // prefixes', every 6th row skipped (slot -1).
+  std::vector<int64_t> chunkSlots(maxTokens, -1);
+  for (int r = 0; r < total; ++r)
+    if (r % 6 != 4) chunkSlots[r] = int64_t(physical[next + r / bs]) * bs + r % bs;
   // Chunk keys / values / queries (bf16), the query rows padded.
   const int64_t qStride = int64_t(hq) * d + 64, kvStride = int64_t(hkv) * d;
   std::vector<uint16_t> query(size_t(maxTokens) * qStride), ck(size_t(maxTokens) * kvStride), cv(size_t(maxTokens) * kvStride);
@@ -278,7 +284,20 @@ int main() {
     a.out_stride_token = qStride; a.out_stride_head = d; a.block_table_stride = maxBlocksPerSeq; a.batch = batch; a.max_batch = maxBatch; a.max_tokens = maxTokens; a.scale = float(scale);
     if (withChunk) {
       std::fill(ws.begin(), ws.end(), 0xFF); // NaN everywhere prep does not write
-      for (int x = 0; x < maxTokens; ++x) emu::runCta(x, 0, 0, Spec::kExtendPrepWarps * 32, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
+      // The prep stores the chunk too (slot_mapping): the cache must end up
+      // as the store kernel leaves it, byte for byte (the same code).
+      std::vector<uint8_t> want(cache);
+      tq_store_args st{}; st.key = ck.data(); st.value = cv.data(); st.cache = want.data() + (cacheAligned - cache.data());
+      st.slot_mapping = chunkSlots.data(); st.key_stride_token = st.value_stride_token = kvStride; st.key_stride_head = st.value_stride_head = d; st.num_tokens = total;
+      for (int x = 0; x < total; x += tq::StoreTile<TqSpec>::kTokens) emu::runCta(x / tq::StoreTile<TqSpec>::kTokens, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(st); });
+      a.slot_mapping = chunkSlots.data();
+      constexpr int kPrepTile = Spec::kExtendPrepTileTokens;
+      for (int x = 0; x < (maxTokens + kPrepTile - 1) / kPrepTile; ++x) emu::runCta(x, 0, 0, Spec::kExtendPrepWarps * 32, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
+      size_t diff = 0, first = 0;
+      for (size_t i = 0; i < cache.size(); ++i) if (cache[i] != want[i] && diff++ == 0) first = i;
+      int stored = 0; for (int r = 0; r < total; ++r) stored += chunkSlots[r] >= 0;
+      printf("%s D%d hq%d extend prep's fused store of %d of %d chunk rows: %s", PRESET, d, hq, stored, total, diff ? "FAIL" : "ok (the store kernel's bytes)\n");
+      if (diff) { printf(": %zu bytes differ from the store kernel's, the first at cache byte %zu\n", diff, first); return 1; }
     }
     if (checkLeanTiles(a, prefix, cu, batch)) return 1;
     if (checkRowBatches(a, rng)) return 1;

@@ -23,8 +23,9 @@ for x in "$@"; do case $x in qjl) qjl=1;; vllm) vllm=1;; extend) ext=1;; bn*) bn
 qjl=${qjl:-$QJL}
 name=$p${qjl:+q}${vllm:+-vllm}-d$d-g$g-s$s${bn:+-bn$bn}${st:+-st$st}${w:+-w$w}${ext:+-extend}; out=${EMU_OUT:-/tmp/tq-emu}/$name
 mkdir -p "$out"
-"$tqc" --preset "$p" ${qjl:+--qjl} --head-dim "$d" --num-kv-heads 2 \
-  --num-q-heads $((2 * g)) --block-size "${BS:-16}" --splits "$s" ${bn:+--block-n $bn} ${st:+--stages $st} ${w:+--warps $w} \
+nkv=${NKV:-2} # KV heads (NKV: more than a warp's 8 lane groups takes rounds)
+"$tqc" --preset "$p" ${qjl:+--qjl} --head-dim "$d" --num-kv-heads "$nkv" \
+  --num-q-heads $((nkv * g)) --block-size "${BS:-16}" --splits "$s" ${bn:+--block-n $bn} ${st:+--stages $st} ${w:+--warps $w} \
   ${vllm:+--layout vllm} \
   --emit=cuda -o "$out" > /dev/null
 plan=$(grep -o "struct TqPlan_decode_p0" "$out/kernels.cu" | head -1 | awk '{print $2}')

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #endif
 
-#define TQ_ABI_VERSION 2
+#define TQ_ABI_VERSION 3
 
 /* Store: token t of [num_tokens, num_kv_heads, head_dim] keys / values goes
  * to cache slot slot_mapping[t] = block * block_size + position; a negative
@@ -91,21 +91,28 @@ typedef struct tq_decode_args {
  * prefix_lens[b] tokens in the cache (block_tables as in decode). Chunk
  * query i attends to the whole prefix and to chunk tokens 0..i, whose keys
  * and values are rows of `key` / `value` ([total, num_kv_heads, head_dim],
- * the query's dtype; the store kernel writes them to the cache separately).
+ * the query's dtype). slot_mapping, when not NULL (with a chunk), stores
+ * chunk row r into cache slot slot_mapping[r] as the store kernel would
+ * (negative: not stored), in the prep, which reads the rows anyway; NULL:
+ * the cache is only read (the store kernel writes the chunk separately).
  * key == value == NULL: prefix only (an engine attends to the chunk itself
  * and merges through `lse`). lse, when not NULL, receives per row and query
  * head the natural-log log-sum-exp of the scaled scores (-inf when the row
  * saw no token), at lse[row * num_q_heads + head]. total =
  * cu_seqlens_q[batch] <= max_tokens. Two kernels on one stream: prep
- * (grid (max_tokens, 1, 1); not launched without a chunk) writes the
- * rotated chunk into `workspace` (TQ_EXTEND_WORKSPACE_BYTES), then extend
- * (grid (ceil(max_tokens / tile_tokens) + max_batch, num_kv_heads, 1):
- * the query tiles of every sequence, each tile_tokens chunk tokens). */
+ * (grid (ceil(max_tokens / its tile_tokens), 1, 1); not launched without a
+ * chunk) writes the chunk as fp16 rows (rotated where its sequence has a
+ * prefix) into `workspace` (TQ_EXTEND_WORKSPACE_BYTES), then extend (grid
+ * (ceil(max_tokens / tile_tokens) + max_batch, num_kv_heads, 1): the query
+ * tiles of every sequence, each tile_tokens chunk tokens). The chunk's
+ * slots must not be prefix slots of any sequence in the batch (the
+ * attention may read the prefix while the prep writes). */
 typedef struct tq_extend_args {
   const void *query;           /* [total, num_q_heads, head_dim] */
   const void *key;             /* [total, num_kv_heads, head_dim] or NULL */
   const void *value;
-  const uint8_t *cache;
+  uint8_t *cache;              /* read; written only with slot_mapping */
+  const int64_t *slot_mapping; /* [total] or NULL: the chunk's cache slots */
   const int32_t *block_tables; /* [batch, block_table_stride] */
   const int32_t *cu_seqlens_q; /* [batch + 1], cu_seqlens_q[0] = 0 */
   const int32_t *prefix_lens;  /* [batch] */

@@ -1075,74 +1075,146 @@ TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
 
 } // namespace extend_detail
 
-/* Kernel 1. Grid (max_tokens, 1, 1), kExtendPrepWarps warps: CTA x
- * prepares chunk row x, its warps taking the KV heads in turn. */
+namespace extend_detail {
+/* Chunk row `row`'s KV head h of one tensor (the raw words of the store's
+ * lane groups, G lanes of E coordinates each) into the workspace: rotated
+ * like the stored codes where `rotated`, then as fp16 at scale 1 where fp16
+ * holds the row (max |x| in [2^-8, 65504], or 0): the wgmma kernel's
+ * consumers then skip the per-column multiplies, and the probabilities
+ * times the value scale cannot overflow fp16 (with every row scaled into
+ * [-1, 1), a row past 32768 took scale 65536 and p·65536 did). Other rows
+ * are scaled by a power of two into [-1, 1) (exact): tiny rows keep their
+ * precision; rows past fp16's range (bf16 inputs only) overflow there
+ * still. Every lane of the warp calls it (shuffles); only `live` groups
+ * write. */
+template <class Spec, class T, bool IsValue>
+TQ_INLINE void prepHead(const tq_extend_args &a, int row, int h, bool live,
+                        bool rotated,
+                        const uint32_t (&w)[Spec::kHeadDim /
+                                            store_detail::kStoreGroup<Spec> /
+                                            2]) {
+  using Info = TensorInfo<Spec, !IsValue>;
+  constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads;
+  constexpr int G = store_detail::kStoreGroup<Spec>, E = D / G;
+  const int gl = laneIndex() & (G - 1);
+  float x[E];
+  floatsOfWords<T, E>(w, x);
+  if (Info::kRotated && rotated)
+    groupRotate<D, Info::kRounds, G>(
+        x, IsValue ? Spec::valueSigns() : Spec::keySigns());
+  float mx = 0.f;
+  TQ_UNROLL
+  for (int i = 0; i < E; ++i)
+    mx = fmaxf(mx, fabsf(x[i]));
+  const float rowMax = groupMax<G>(mx);
+  const bool asIs =
+      rowMax <= 65504.f && (rowMax >= 0.00390625f || rowMax == 0.f);
+  const float s = asIs ? 1.f : pow2Above(rowMax), inv = 1.f / s;
+  if (!live)
+    return;
+  uint16_t *dst =
+      ChunkWs<Spec>::rows(a, IsValue) + (int64_t(row) * H + h) * D + gl * E;
+  TQ_UNROLL
+  for (int c = 0; c < E / 8; ++c) {
+    u32x4 v;
+    v.x = packHalf2(x[8 * c] * inv, x[8 * c + 1] * inv);
+    v.y = packHalf2(x[8 * c + 2] * inv, x[8 * c + 3] * inv);
+    v.z = packHalf2(x[8 * c + 4] * inv, x[8 * c + 5] * inv);
+    v.w = packHalf2(x[8 * c + 6] * inv, x[8 * c + 7] * inv);
+    storeGlobal16(dst + 8 * c, v);
+  }
+  if (gl == 0)
+    ChunkWs<Spec>::scales(a, IsValue)[int64_t(row) * H + h] = s;
+}
+} // namespace extend_detail
+
+/* Kernel 1. Grid (ceil(max_tokens / kExtendPrepTileTokens), 1, 1),
+ * kExtendPrepWarps (W) warps: CTA x takes chunk rows [x·kTile, x·kTile +
+ * kTile), warp w rows x·kTile + w + W·j. A warp holds one row at a time in
+ * the store's lane groups (store.h: G = 4 lanes of E = D/4 coordinates per
+ * KV head, 16-byte loads and stores, the warp's groups taking the heads in
+ * rounds), and writes it into the workspace (prepHead). With slot_mapping
+ * it also stores the row into the cache from the same words (the store
+ * kernel's code, store_detail::storeRoundWords): the chunk is read from
+ * memory once for both. All of a warp's first-round rows (and slots) are
+ * loaded before the first is used and before the sequence lookup (a chain
+ * of dependent loads) decides the rotation. */
 template <class Spec, class T>
 TQ_DEVICE void extendPrep(const tq_extend_args &a) {
   using namespace extend_detail;
-  using KInfo = TensorInfo<Spec, true>;
-  using VInfo = TensorInfo<Spec, false>;
-  constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads, E = D / kWarpSize;
+  using store_detail::kStoreGroup;
+  constexpr int D = Spec::kHeadDim, H = Spec::kNumKVHeads;
+  constexpr int W = Spec::kExtendPrepWarps;
+  constexpr int kTile = Spec::kExtendPrepTileTokens, kPerWarp = kTile / W;
+  constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G, E = D / G;
+  static_assert(kTile % W == 0 && kPerWarp >= 1,
+                "kExtendPrepTileTokens: a multiple of kExtendPrepWarps");
+  static_assert(G < kWarpSize && E % 8 == 0,
+                "the store's lane groups of whole 16-byte units");
   // The attention behind it (a programmatic launch on sm_90+) may place
   // its CTAs, stage its queries and walk its prefix tiles while this
   // kernel's last CTAs run; it waits for this grid before reading the
   // workspace (waitForChunkRows).
   allowDependentLaunch();
-  constexpr int W = Spec::kExtendPrepWarps, kItems = (2 * H + W - 1) / W;
-  const int row = blockIndexX(), lane = laneIndex(), warp = warpIndex();
-  if (row >= a.cu_seqlens_q[a.batch])
+  const int total = a.cu_seqlens_q[a.batch];
+  const int first = blockIndexX() * kTile;
+  if (first >= total) // the whole CTA, before any barrier
     return;
-  // Every item's row in flight before the first is used, and before the
-  // sequence lookup (a chain of dependent loads) decides the rotation:
-  // item by item, each paid a DRAM round trip in turn.
-  float xs[kItems][E];
+  const bool storing = a.slot_mapping != nullptr;
+  using Tb = store_detail::StoreTables<Spec, W>;
+  using store_detail::StoreReal;
+  TQ_SHARED StoreReal<typename Tb::KInfo> sKeyBook[Tb::kKeyLevels];
+  TQ_SHARED StoreReal<typename Tb::VInfo> sValueBook[Tb::kValueLevels];
+  TQ_SHARED uint8_t sCodes[Tb::kGroups][D];
+  TQ_SHARED float sResid[W][Tb::kResid];
+  TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][D / 2];
+  if (storing) // uniform over the CTA
+    store_detail::fillStoreTables<Spec, W>(sKeyBook, sValueBook, sPairMasks);
+  const int warp = warpIndex(), g = laneIndex() / G;
+  const T *key = static_cast<const T *>(a.key);
+  const T *value = static_cast<const T *>(a.value);
+  auto load = [&](int row, int h, uint32_t(&wk)[E / 2],
+                  uint32_t(&wv)[E / 2]) {
+    store_detail::loadStoreRound<Spec, T>(
+        key + row * a.key_stride_token, a.key_stride_head,
+        value + row * a.value_stride_token, a.value_stride_head, h, wk, wv);
+  };
+  uint32_t wk[kPerWarp][E / 2], wv[kPerWarp][E / 2];
+  int64_t slot[kPerWarp];
+  const int h0 = g < H ? g : 0;
   TQ_UNROLL
-  for (int k = 0; k < kItems; ++k) {
-    const int item = warp + k * W, v = item / H, h = item % H;
-    if (item < 2 * H) {
-      const T *src = static_cast<const T *>(v ? a.value : a.key);
-      const int64_t st = v ? a.value_stride_token : a.key_stride_token;
-      const int64_t sh = v ? a.value_stride_head : a.key_stride_head;
-      loadRow<T, E>(src + row * st + h * sh + lane * E, xs[k]);
+  for (int j = 0; j < kPerWarp; ++j) {
+    const int row = first + warp + W * j;
+    slot[j] = -1;
+    if (row < total) {
+      load(row, h0, wk[j], wv[j]);
+      if (storing)
+        slot[j] = a.slot_mapping[row];
     }
   }
-  const bool rotated = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
   TQ_UNROLL
-  for (int k = 0; k < kItems; ++k) {
-    const int item = warp + k * W, v = item / H, h = item % H;
-    if (item >= 2 * H)
+  for (int j = 0; j < kPerWarp; ++j) {
+    const int row = first + warp + W * j;
+    if (row >= total) // uniform over the warp; later rows are beyond too
       break;
-    float(&x)[E] = xs[k];
-    if (v == 0) {
-      if (KInfo::kRotated && rotated)
-        warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
-    } else {
-      if (VInfo::kRotated && rotated)
-        warpRotate<D, VInfo::kRounds>(x, Spec::valueSigns());
+    const bool rotated = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
+    auto round = [&](int r0, const uint32_t(&rk)[E / 2],
+                     const uint32_t(&rv)[E / 2]) {
+      const bool live = r0 + g < H;
+      const int h = live ? r0 + g : 0;
+      prepHead<Spec, T, false>(a, row, h, live, rotated, rk);
+      prepHead<Spec, T, true>(a, row, h, live, rotated, rv);
+      if (slot[j] >= 0) // uniform over the warp
+        store_detail::storeRoundWords<Spec, T>(
+            sPairMasks, sKeyBook, sValueBook, sCodes[warp * GPW + g],
+            sResid[warp], a.cache, slot[j], h, live, rk, rv);
+    };
+    round(0, wk[j], wv[j]);
+    for (int r0 = GPW; r0 < H; r0 += GPW) {
+      uint32_t rk[E / 2], rv[E / 2];
+      load(row, r0 + g < H ? r0 + g : 0, rk, rv);
+      round(r0, rk, rv);
     }
-    float mx = 0.f;
-    TQ_UNROLL
-    for (int i = 0; i < E; ++i)
-      mx = fmaxf(mx, fabsf(x[i]));
-    // Rows fp16 holds (max |x| in [2^-8, 65504], or 0) are written as they
-    // are, scale 1: the wgmma kernel's consumers then skip the per-column
-    // multiplies, and the probabilities times the value scale cannot
-    // overflow fp16 (with every row scaled into [-1, 1), as before, a row
-    // past 32768 took scale 65536 and p·65536 did). Others are scaled by a
-    // power of two into [-1, 1) (exact): tiny rows keep their precision;
-    // rows past fp16's range (bf16 inputs only) overflow there still.
-    const float rowMax = warpMax(mx);
-    const bool asIs =
-        rowMax <= 65504.f && (rowMax >= 0.00390625f || rowMax == 0.f);
-    const float s = asIs ? 1.f : pow2Above(rowMax), inv = 1.f / s;
-    uint16_t *dst = ChunkWs<Spec>::rows(a, v) + (int64_t(row) * H + h) * D +
-                    lane * E;
-    TQ_UNROLL
-    for (int i = 0; i < E; i += 2)
-      *reinterpret_cast<uint32_t *>(dst + i) =
-          packHalf2(x[i] * inv, x[i + 1] * inv);
-    if (lane == 0)
-      ChunkWs<Spec>::scales(a, v)[int64_t(row) * H + h] = s;
   }
 }
 

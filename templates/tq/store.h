@@ -780,6 +780,95 @@ constexpr int kStoreGroup = TensorInfo<Spec, true>::kQjl ? kWarpSize
                             : Spec::kHeadDim <= 128  ? 4
                                                      : Spec::kHeadDim / 16;
 
+/* What a CTA that stores tokens keeps in shared memory, besides nothing
+ * else: the codebooks of the paths that search them there (QJL keys, the
+ * vLLM layout; storeLloydMaxRegs keeps its boundaries in registers), the
+ * code rows of the paths that pack through shared memory (one per lane
+ * group), the QJL residuals (one per warp), and the D1 masks of the
+ * tensors rotated on tensor cores. The kernel declares each array itself
+ * (StoreTables' sizes), so ptxas drops the ones its paths never touch; the
+ * store kernel and the extend prep (which stores the chunk it reads, when
+ * asked) fill them with fillStoreTables. */
+template <class Spec, int NW> struct StoreTables {
+  using KInfo = TensorInfo<Spec, true>;
+  using VInfo = TensorInfo<Spec, false>;
+  static constexpr int D = Spec::kHeadDim, G = kStoreGroup<Spec>;
+  static constexpr int kGroups = NW * (kWarpSize / G);
+  static constexpr int kKeyLevels = 2 * KInfo::kLevels;
+  static constexpr int kValueLevels = 2 * VInfo::kLevels;
+  static constexpr int kResid = KInfo::kQjl ? D : 1;
+  static constexpr bool kKeyBook = KInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
+                                   !kLloydMaxRegs<Spec, true, G>;
+  static constexpr bool kValueBook = VInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
+                                     !kLloydMaxRegs<Spec, false, G>;
+  static constexpr bool kKeyMma =
+      kLloydMaxRegs<Spec, true, G> && kQuadMma<Spec, G>;
+  static constexpr bool kValueMma =
+      kLloydMaxRegs<Spec, false, G> && kQuadMma<Spec, G>;
+};
+
+/* Fills what the Spec needs of StoreTables, then one barrier if anything
+ * was filled: every thread of the CTA calls it. */
+template <class Spec, int NW>
+TQ_INLINE void fillStoreTables(StoreReal<TensorInfo<Spec, true>> *keyBook,
+                               StoreReal<TensorInfo<Spec, false>> *valueBook,
+                               uint32_t (*pairMasks)[Spec::kHeadDim / 2]) {
+  using Tb = StoreTables<Spec, NW>;
+  if constexpr (Tb::kKeyBook)
+    if (warpIndex() == 0)
+      fillBook<typename Tb::KInfo>(keyBook, Spec::keyLevels());
+  if constexpr (Tb::kValueBook)
+    if (warpIndex() == NW - 1)
+      fillBook<typename Tb::VInfo>(valueBook, Spec::valueLevels());
+  if constexpr (Tb::kKeyMma)
+    if (warpIndex() == 0)
+      fillPairSignMasks<Tb::D>(pairMasks[0], Spec::keySigns());
+  if constexpr (Tb::kValueMma)
+    if (warpIndex() == NW - 1)
+      fillPairSignMasks<Tb::D>(pairMasks[1], Spec::valueSigns());
+  if constexpr (Tb::kKeyBook || Tb::kValueBook || Tb::kKeyMma ||
+                Tb::kValueMma)
+    barrier();
+}
+
+/* The raw words of KV head h of a token's key and value rows (keyRow /
+ * valueRow) for this lane of its group of G < 32 lanes. */
+template <class Spec, class T>
+TQ_INLINE void loadStoreRound(
+    const T *keyRow, int64_t keyStrideHead, const T *valueRow,
+    int64_t valueStrideHead, int h,
+    uint32_t (&wk)[Spec::kHeadDim / kStoreGroup<Spec> / 2],
+    uint32_t (&wv)[Spec::kHeadDim / kStoreGroup<Spec> / 2]) {
+  constexpr int G = kStoreGroup<Spec>, E = Spec::kHeadDim / G;
+  const int gl = laneIndex() & (G - 1);
+  loadRowWords<E>(keyRow + h * keyStrideHead + gl * E, wk);
+  loadRowWords<E>(valueRow + h * valueStrideHead + gl * E, wv);
+}
+
+/* Compresses KV head h of a token (loadStoreRound's words) into cache slot
+ * `slot` (>= 0), writing nothing unless `live`: every lane of the warp
+ * calls it (a group with no head of its own computes on one without
+ * writing, since every lane joins the warp's shuffles and mma). The
+ * shared tables as fillStoreTables left them; codes: the group's row,
+ * resid: the warp's. */
+template <class Spec, class T>
+TQ_INLINE void storeRoundWords(
+    const uint32_t (*pairMasks)[Spec::kHeadDim / 2],
+    const StoreReal<TensorInfo<Spec, true>> *keyBook,
+    const StoreReal<TensorInfo<Spec, false>> *valueBook, uint8_t *codes,
+    float *resid, uint8_t *cache, int64_t slot, int h, bool live,
+    const uint32_t (&wk)[Spec::kHeadDim / kStoreGroup<Spec> / 2],
+    const uint32_t (&wv)[Spec::kHeadDim / kStoreGroup<Spec> / 2]) {
+  constexpr int G = kStoreGroup<Spec>;
+  uint8_t *region = cache + (slot / Spec::kBlockSize) * Spec::kBlockStride +
+                    int64_t(h) * Spec::kHeadStride;
+  const int pos = int(slot % Spec::kBlockSize);
+  storeTensorWords<Spec, true, G, T>(wk, pairMasks[0], region, pos, keyBook,
+                                     codes, resid, live);
+  storeTensorWords<Spec, false, G, T>(wv, pairMasks[1], region, pos,
+                                      valueBook, codes, resid, live);
+}
+
 } // namespace store_detail
 
 namespace store_detail {
@@ -799,8 +888,6 @@ struct StoreTile<Spec,
 
 template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   using namespace store_detail;
-  using KInfo = TensorInfo<Spec, true>;
-  using VInfo = TensorInfo<Spec, false>;
   constexpr int D = Spec::kHeadDim;
   constexpr int NW = Spec::kStoreWarps;
   constexpr int kTile = StoreTile<Spec>::kTokens;
@@ -824,35 +911,13 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
 
   constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
   constexpr int kGroups = NW * GPW, E = D / G;
-  // The shared codebook of the paths that search it there (QJL keys, the
-  // vLLM layout); storeLloydMaxRegs keeps its boundaries in registers.
-  constexpr bool kKeyBook = KInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
-                            !kLloydMaxRegs<Spec, true, G>;
-  constexpr bool kValueBook = VInfo::kQuant == TQ_QUANT_LLOYD_MAX &&
-                              !kLloydMaxRegs<Spec, false, G>;
-  TQ_SHARED StoreReal<KInfo> sKeyBook[2 * KInfo::kLevels];
-  TQ_SHARED StoreReal<VInfo> sValueBook[2 * VInfo::kLevels];
+  using Tb = StoreTables<Spec, NW>;
+  TQ_SHARED StoreReal<typename Tb::KInfo> sKeyBook[Tb::kKeyLevels];
+  TQ_SHARED StoreReal<typename Tb::VInfo> sValueBook[Tb::kValueLevels];
   TQ_SHARED uint8_t sCodes[kGroups][D];
-  TQ_SHARED float sResid[NW][KInfo::kQjl ? D : 1];
-  if constexpr (kKeyBook)
-    if (warpIndex() == 0)
-      fillBook<KInfo>(sKeyBook, Spec::keyLevels());
-  if constexpr (kValueBook)
-    if (warpIndex() == NW - 1)
-      fillBook<VInfo>(sValueBook, Spec::valueLevels());
-  // The D1 masks of the tensors rotated on tensor cores.
-  constexpr bool kKeyMma = kLloydMaxRegs<Spec, true, G> && kQuadMma<Spec, G>;
-  constexpr bool kValueMma =
-      kLloydMaxRegs<Spec, false, G> && kQuadMma<Spec, G>;
+  TQ_SHARED float sResid[NW][Tb::kResid];
   TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][D / 2];
-  if constexpr (kKeyMma)
-    if (warpIndex() == 0)
-      fillPairSignMasks<D>(sPairMasks[0], Spec::keySigns());
-  if constexpr (kValueMma)
-    if (warpIndex() == NW - 1)
-      fillPairSignMasks<D>(sPairMasks[1], Spec::valueSigns());
-  if constexpr (kKeyBook || kValueBook || kKeyMma || kValueMma)
-    barrier();
+  fillStoreTables<Spec, NW>(sKeyBook, sValueBook, sPairMasks);
 
   const int warp = warpIndex(), gl = laneIndex() & (G - 1);
   const int group = warp * GPW + laneIndex() / G;
@@ -888,25 +953,21 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
     // Rounds over the heads, uniform over the CTA: every lane of a warp
     // runs the same code (its groups' shuffles are warp-wide); a group past
     // the last head redoes head 0 without writing.
+    auto headOf = [&](int h0) {
+      return h0 + group < Spec::kNumKVHeads ? h0 + group : 0;
+    };
     auto loadRound = [&](int token, int h0, uint32_t(&wk)[E / 2],
                          uint32_t(&wv)[E / 2]) {
-      const int h = h0 + group < Spec::kNumKVHeads ? h0 + group : 0;
-      loadRowWords<E>(keysOf(token) + h * a.key_stride_head + gl * E, wk);
-      loadRowWords<E>(valuesOf(token) + h * a.value_stride_head + gl * E, wv);
+      loadStoreRound<Spec, T>(keysOf(token), a.key_stride_head,
+                              valuesOf(token), a.value_stride_head,
+                              headOf(h0), wk, wv);
     };
     auto storeRound = [&](int64_t slot, int h0, const uint32_t(&wk)[E / 2],
                           const uint32_t(&wv)[E / 2]) {
-      const bool live = h0 + group < Spec::kNumKVHeads;
-      const int h = live ? h0 + group : 0;
-      uint8_t *region = a.cache + (slot / Spec::kBlockSize) * Spec::kBlockStride +
-                        int64_t(h) * Spec::kHeadStride;
-      const int pos = int(slot % Spec::kBlockSize);
-      storeTensorWords<Spec, true, G, T>(wk, sPairMasks[0], region, pos,
-                                         sKeyBook, sCodes[group],
-                                         sResid[warp], live);
-      storeTensorWords<Spec, false, G, T>(wv, sPairMasks[1], region, pos,
-                                          sValueBook, sCodes[group],
-                                          sResid[warp], live);
+      storeRoundWords<Spec, T>(sPairMasks, sKeyBook, sValueBook,
+                               sCodes[group], sResid[warp], a.cache, slot,
+                               headOf(h0), h0 + group < Spec::kNumKVHeads, wk,
+                               wv);
     };
     // Both rows of a round first: the value's load overlaps the key's math.
     // With several tokens per CTA, the next token's first round (rows and

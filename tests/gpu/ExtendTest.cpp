@@ -1,7 +1,9 @@
 //===- ExtendTest.cpp - The extend kernels against the host numerics ------===//
 //
-// GPU tier (label gpu): tqrt_launch_extend on the bundles GpuKernelTest.cpp
-// uses (every preset extend supports, head_dim 64 and 128, GQA 1/4/8),
+// GPU tier (label gpu): tqrt_launch_extend (and tqrt_launch_extend_store,
+// whose cache bytes must equal tqrt_launch_store's) on the bundles
+// GpuKernelTest.cpp uses (every preset extend supports, head_dim 64 and
+// 128, GQA 1/4/8),
 // against numerics' referenceExtendChunk: float64 attention over the
 // dequantized prefix and the exact chunk, causal within the chunk. One
 // ragged batch covers an empty prefix, a chunk of one token, an empty chunk,
@@ -37,10 +39,12 @@ using namespace tqc_gpu_test;
 
 class Extend : public BundleTest {
 protected:
-  void run(tqrt_dtype dtype, bool withChunk, bool outliers = false);
+  void run(tqrt_dtype dtype, bool withChunk, bool outliers = false,
+           bool fusedStore = false);
 };
 
-void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
+void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers,
+                 bool fusedStore) {
   tqrt_bundle_info binfo;
   TQRT_OK(tqrt_bundle_get_info(bundle_, &binfo));
   ASSERT_EQ(binfo.has_extend, 1) << "the bundle has no extend kernel: "
@@ -66,6 +70,19 @@ void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
   const std::vector<int32_t> &table = pc.table;
   const int maxBlocksPerSeq = pc.maxBlocksPerSeq;
   const int64_t cacheBytes = int64_t(cache.size());
+  // fusedStore: the chunk's rows also go to the cache (extend_store), into
+  // blocks after the prefixes' (garbage before), every 6th row skipped.
+  const int64_t blockBytes = codec_->cacheBytes(2) - codec_->cacheBytes(1);
+  const int64_t prefixBlocks = cacheBytes / blockBytes;
+  const int64_t launchCacheBytes =
+      cacheBytes + (fusedStore ? blockBytes * ((maxTokens + kBlockSize - 1) /
+                                               kBlockSize)
+                               : 0);
+  std::vector<int64_t> chunkSlots(maxTokens, -1);
+  for (int r = 0; r < maxTokens; ++r)
+    if (r % 6 != 4)
+      chunkSlots[r] = (prefixBlocks + r / kBlockSize) * kBlockSize +
+                      r % kBlockSize;
 
   // Queries (rows padded) and the chunk's keys/values, in the launch dtype.
   const int64_t qStride = int64_t(hq) * d + 64, kvStride = int64_t(hkv) * d;
@@ -144,7 +161,7 @@ void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
   tqrt_plan_info info;
   TQRT_OK(tqrt_plan_get_info(plan_, &info));
   ASSERT_GT(info.extend_workspace_bytes, 0u);
-  DeviceBuffer dCache(cacheBytes), dTable(table.size() * 4),
+  DeviceBuffer dCache(launchCacheBytes), dTable(table.size() * 4),
       dCu(cu.size() * 4), dPrefix(prefix.size() * 4),
       dQuery(query.size() * 2), dKey(ck.size() * 2), dValue(cv.size() * 2),
       dOut(size_t(maxTokens) * qStride * 2),
@@ -155,6 +172,7 @@ void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
   auto up = [](DeviceBuffer &d, const void *h, size_t n) {
     return cudaMemcpy(d.ptr, h, n, cudaMemcpyHostToDevice);
   };
+  CUDA_OK(cudaMemset(dCache.ptr, 0x5A, launchCacheBytes));
   CUDA_OK(up(dCache, cache.data(), cacheBytes));
   CUDA_OK(up(dTable, table.data(), table.size() * 4));
   CUDA_OK(up(dCu, cu.data(), cu.size() * 4));
@@ -165,15 +183,57 @@ void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
   CUDA_OK(cudaMemset(dOut.ptr, 0xFF, dOut.bytes)); // NaN in bf16 and fp16
   CUDA_OK(cudaMemset(dLse.ptr, 0xFF, dLse.bytes));
   CUDA_OK(cudaMemset(dWork.ptr, 0xFF, dWork.bytes));
-  TQRT_OK(tqrt_launch_extend(
-      plan_, dtype, dQuery.ptr, qStride, d, withChunk ? dKey.ptr : nullptr,
-      kvStride, d, withChunk ? dValue.ptr : nullptr, kvStride, d, dCache.ptr,
-      cacheBytes, static_cast<const int32_t *>(dTable.ptr), maxBlocksPerSeq,
-      static_cast<const int32_t *>(dCu.ptr),
-      static_cast<const int32_t *>(dPrefix.ptr), dOut.ptr, qStride, d,
-      static_cast<float *>(dLse.ptr), batch, float(scale), dWork.ptr,
-      info.extend_workspace_bytes, nullptr));
-  CUDA_OK(cudaDeviceSynchronize());
+  if (fusedStore) {
+    ASSERT_TRUE(withChunk);
+    // What the store kernel writes for the same rows and slots, into a
+    // copy of the cache.
+    DeviceBuffer dWant(launchCacheBytes), dSlots(chunkSlots.size() * 8);
+    ASSERT_TRUE(dWant.ptr && dSlots.ptr);
+    CUDA_OK(cudaMemcpy(dWant.ptr, dCache.ptr, launchCacheBytes,
+                       cudaMemcpyDeviceToDevice));
+    CUDA_OK(up(dSlots, chunkSlots.data(), chunkSlots.size() * 8));
+    const int64_t *slots = static_cast<const int64_t *>(dSlots.ptr);
+    TQRT_OK(tqrt_launch_store(plan_, dtype, dKey.ptr, kvStride, d,
+                              dValue.ptr, kvStride, d, dWant.ptr,
+                              launchCacheBytes, slots, total, nullptr));
+    TQRT_OK(tqrt_launch_extend_store(
+        plan_, dtype, dQuery.ptr, qStride, d, dKey.ptr, kvStride, d,
+        dValue.ptr, kvStride, d, dCache.ptr, launchCacheBytes, slots,
+        static_cast<const int32_t *>(dTable.ptr), maxBlocksPerSeq,
+        static_cast<const int32_t *>(dCu.ptr),
+        static_cast<const int32_t *>(dPrefix.ptr), dOut.ptr, qStride, d,
+        static_cast<float *>(dLse.ptr), batch, float(scale), dWork.ptr,
+        info.extend_workspace_bytes, nullptr));
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<uint8_t> got(launchCacheBytes), want(launchCacheBytes);
+    CUDA_OK(cudaMemcpy(got.data(), dCache.ptr, launchCacheBytes,
+                       cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(want.data(), dWant.ptr, launchCacheBytes,
+                       cudaMemcpyDeviceToHost));
+    int64_t differ = 0, first = -1;
+    for (int64_t i = 0; i < launchCacheBytes; ++i)
+      if (got[i] != want[i] && differ++ == 0)
+        first = i;
+    EXPECT_EQ(differ, 0) << "the fused store's cache differs from the store "
+                            "kernel's in "
+                         << differ << " bytes, the first at byte " << first
+                         << " (block " << first / blockBytes << ")";
+    // The store wrote something: the chunk's first block changed.
+    EXPECT_FALSE(std::equal(got.begin() + cacheBytes,
+                            got.begin() + cacheBytes + blockBytes,
+                            std::vector<uint8_t>(blockBytes, 0x5A).begin()));
+  } else {
+    TQRT_OK(tqrt_launch_extend(
+        plan_, dtype, dQuery.ptr, qStride, d,
+        withChunk ? dKey.ptr : nullptr, kvStride, d,
+        withChunk ? dValue.ptr : nullptr, kvStride, d, dCache.ptr,
+        launchCacheBytes, static_cast<const int32_t *>(dTable.ptr),
+        maxBlocksPerSeq, static_cast<const int32_t *>(dCu.ptr),
+        static_cast<const int32_t *>(dPrefix.ptr), dOut.ptr, qStride, d,
+        static_cast<float *>(dLse.ptr), batch, float(scale), dWork.ptr,
+        info.extend_workspace_bytes, nullptr));
+    CUDA_OK(cudaDeviceSynchronize());
+  }
   std::vector<uint16_t> out(size_t(maxTokens) * qStride);
   std::vector<float> lse(size_t(maxTokens) * hq);
   CUDA_OK(cudaMemcpy(out.data(), dOut.ptr, out.size() * 2,
@@ -231,7 +291,9 @@ void Extend::run(tqrt_dtype dtype, bool withChunk, bool outliers) {
               "rows; LSE max abs error %.2e\n",
               GetParam().bundleName().c_str(),
               dtype == TQRT_DTYPE_BF16 ? "bf16" : "f16",
-              withChunk ? "prefix+chunk" : "prefix only",
+              fusedStore ? "prefix+chunk, stored"
+              : withChunk ? "prefix+chunk"
+                          : "prefix only",
               errors[errors.size() / 2], errors.back(), errors.size(),
               worstLse);
 }
@@ -251,6 +313,14 @@ TEST_P(Extend, PrefixOnlyMatchesTheFloat64Reference) {
 // ones that need them); fails where P times a value scale leaves fp16.
 TEST_P(Extend, OutlierScalesMatchTheFloat64Reference) {
   run(TQRT_DTYPE_BF16, true, true);
+}
+// tqrt_launch_extend_store: the same attention, and the chunk in the cache
+// exactly as tqrt_launch_store writes it (skipped rows untouched).
+TEST_P(Extend, FusedStoreWritesTheStoreKernelsBytes) {
+  run(TQRT_DTYPE_BF16, true, false, true);
+}
+TEST_P(Extend, Fp16FusedStoreWritesTheStoreKernelsBytes) {
+  run(TQRT_DTYPE_FP16, true, false, true);
 }
 
 /// The bundles of GpuKernelTest.cpp's decode tier whose presets extend

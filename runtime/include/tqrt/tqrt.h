@@ -295,7 +295,8 @@ TQRT_API tqrt_status tqrt_plan_get_info(const tqrt_plan *plan,
 /* The launch configuration the plan uses for one kernel. Returns
  * TQRT_UNSUPPORTED_DTYPE when the bundle has no kernels for `dtype`, and
  * TQRT_UNSUPPORTED (with the manifest's reason) for EXTEND_PREP and EXTEND
- * when the bundle has no extend. Grids: extend_prep (max_tokens, 1, 1);
+ * when the bundle has no extend. Grids: extend_prep (ceil(max_tokens /
+ * its manifest tile_tokens), 1, 1);
  * extend (query_tiles, num_kv_heads, 1) with query_tiles =
  * ceil(max_tokens / extend_tile_tokens) + max_batch (every sequence's
  * chunk starts a new tile, so max_batch more tiles than the tokens need). */
@@ -376,7 +377,7 @@ TQRT_API tqrt_status tqrt_launch_decode(
  * query's dtype). Chunk query i attends causally: to the whole prefix and
  * to chunk tokens 0..i. Storing the chunk's keys and values in the cache is
  * a separate tqrt_launch_store (before or after: extend reads the chunk
- * from key / value, not from the cache).
+ * from key / value, not from the cache), or tqrt_launch_extend_store.
  *   key == value == NULL: prefix only (an engine that attends to the chunk
  * itself merges the two through lse); key and value must be both null or
  * both non-null. lse, when not NULL (4-byte aligned), receives per row and
@@ -406,6 +407,26 @@ TQRT_API tqrt_status tqrt_launch_extend(
     const int32_t *prefix_lens, void *out, int64_t out_stride_token,
     int64_t out_stride_head, float *lse, int32_t batch, float scale,
     void *workspace, uint64_t workspace_bytes, void *stream);
+
+/* Extend that also stores the chunk: tqrt_launch_extend's arguments and
+ * rules, and chunk row r (< total) written to cache slot slot_mapping[r]
+ * (int64, 8-byte aligned, at least total entries; negative: not stored)
+ * with exactly the bytes tqrt_launch_store writes. The prep kernel does it
+ * from the rows it reads anyway, so the chunk crosses memory once for both
+ * (cheaper than a separate store). key and value must not be NULL. The
+ * chunk's slots must not hold any sequence's prefix tokens (the attention
+ * may read the prefix while the prep writes). */
+TQRT_API tqrt_status tqrt_launch_extend_store(
+    const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
+    int64_t query_stride_token, int64_t query_stride_head, const void *key,
+    int64_t key_stride_token, int64_t key_stride_head, const void *value,
+    int64_t value_stride_token, int64_t value_stride_head, void *cache,
+    int64_t cache_bytes, const int64_t *slot_mapping,
+    const int32_t *block_tables, int32_t block_table_stride,
+    const int32_t *cu_seqlens_q, const int32_t *prefix_lens, void *out,
+    int64_t out_stride_token, int64_t out_stride_head, float *lse,
+    int32_t batch, float scale, void *workspace, uint64_t workspace_bytes,
+    void *stream);
 
 /* ---- Device probe ---------------------------------------------------- */
 
