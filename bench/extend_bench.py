@@ -104,7 +104,7 @@ def flops(hq, d, pairs):
     return 4.0 * d * hq * pairs
 
 
-def run_case(tqrt, bundle_dir, P, C, reps, gen):
+def run_case(tqrt, bundle_dir, P, C, reps, gen, profile=False):
     bundle = tqrt.Bundle.from_dir(bundle_dir)
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
     manifest = json.load(open(f"{bundle_dir}/manifest.json"))
@@ -170,7 +170,8 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
     # cold L2): one eager launch per event pair measured the host's launch
     # path too (~35 us for a 1K chunk whose store takes a few).
     bpth = manifest["layout"]["bytes_per_token_head"]
-    res["store_us"] = store_point(plan, bundle, C, bpth, BLOCK, reps, gen, 16)[0]
+    res["store_us"] = (store_point(plan, bundle, C, bpth, BLOCK, reps, gen, 16)[0]
+                       if not profile else float("nan"))
 
     # The fused store: the chunk's slots follow the prefix's. Its bytes
     # first (against the store kernel's into a copy of the cache), then
@@ -186,13 +187,22 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen):
     torch.cuda.synchronize()
     res["fused_store_bytes_ok"] = bool(torch.equal(cache, want))
     res["ok"] = res["ok"] and res["fused_store_bytes_ok"]
+    if profile:
+        # One plain and one fused extend in NVTX ranges, for ncu --nvtx
+        # --nvtx-include tqc_plain/ (or tqc_fused/): nothing timed.
+        for name, fn in (("tqc_plain", ext), ("tqc_fused", ext_store)):
+            torch.cuda.nvtx.range_push(name)
+            fn()
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
     plain, fused = [], []
-    for _ in range(5):
+    for _ in range(5 if not profile else 0):
         plain.append(timed(ext, reps)[0])
         fused.append(timed(ext_store, reps)[0])
-    res["tqc_plain_us"] = statistics.median(plain)
-    res["tqc_fused_us"] = statistics.median(fused)
+    res["tqc_plain_us"] = statistics.median(plain) if plain else float("nan")
+    res["tqc_fused_us"] = statistics.median(fused) if fused else float("nan")
     res["fused_store_us"] = res["tqc_fused_us"] - res["tqc_plain_us"]
+    res["tqc_plain_rounds_us"], res["tqc_fused_rounds_us"] = plain, fused
     del want
     plan.close()
     bundle.close()
@@ -212,7 +222,9 @@ def main():
     ap.add_argument("--tqrt", default=None, help="directory of tqrt.py and libtqrt.so")
     ap.add_argument("--profile", action="store_true",
                     help="for ncu: run the first bundle's first case with 3 "
-                         "untimed repetitions (the timing loop), nothing else")
+                         "untimed repetitions (the timing loop), then one "
+                         "plain and one fused-store extend in the NVTX "
+                         "ranges tqc_plain and tqc_fused, nothing else")
     args = ap.parse_args()
     if args.tqrt:
         sys.path.insert(0, args.tqrt)
@@ -226,7 +238,7 @@ def main():
           f"{'SDPA us':>9} {'TFLOP/s':>8} {'x SDPA':>7} {'store us':>9} {'store/SDPA':>10}  check")
     if args.profile:
         P, C = (int(x) for x in args.cases[0].split(":"))
-        r = run_case(tqrt, args.bundles[0], P, C, 1, gen)
+        r = run_case(tqrt, args.bundles[0], P, C, 1, gen, profile=True)
         print(f"profiled {args.bundles[0]} P={P} C={C}: {r['tqc_us']:.1f} us, "
               f"{'ok' if r['ok'] else 'FAIL'} rel {r['rel']:.3g}")
         return 0 if r["ok"] else 1
