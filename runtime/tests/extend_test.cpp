@@ -389,6 +389,17 @@ struct ExtendArgs {
   float scale = 0.0f;
   void *workspace = gArena + 36864;
   uint64_t workspaceBytes = 16 * kWorkspacePerToken; // the plan's max_tokens 16
+  const int64_t *slotMapping = reinterpret_cast<const int64_t *>(gArena + 40960);
+  /// tqrt_launch_extend_store with slotMapping.
+  tqrt_status runStore(const tqrt_plan *plan) const {
+    return tqrt_launch_extend_store(
+        plan, dtype, query, queryStrideToken, queryStrideHead, key,
+        keyStrideToken, keyStrideHead, value, valueStrideToken,
+        valueStrideHead, const_cast<void *>(cache), cacheBytes, slotMapping,
+        blockTables, blockTableStride, cuSeqlensQ, prefixLens, out,
+        outStrideToken, outStrideHead, lse, batch, scale, workspace,
+        workspaceBytes, nullptr);
+  }
   tqrt_status run(const tqrt_plan *plan) const {
     return tqrt_launch_extend(
         plan, dtype, query, queryStrideToken, queryStrideHead, key,
@@ -445,6 +456,40 @@ TEST_F(ExtendLaunch, ValidArgumentsReachTheDevice) {
   a.queryStrideHead = kHeadDim * 16; // max_tokens rows per head
   a.keyStrideToken = 48 * kHeadDim;  // a slice of a fused QKV tensor
   EXPECT_STATUS(a.run(l.plan), TQRT_NO_DEVICE);
+}
+
+// tqrt_launch_extend_store: tqrt_launch_extend's checks (under its own
+// name), and a slot mapping that must be there, aligned, with a chunk.
+TEST_F(ExtendLaunch, StoreTheChunk) {
+  ExtendArgs a;
+  EXPECT_STATUS(a.runStore(l.plan), TQRT_NO_DEVICE);
+  EXPECT_ERROR_HAS("tqrt_launch_extend_store: no CUDA device");
+  a.slotMapping = nullptr;
+  EXPECT_STATUS(a.runStore(l.plan), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("tqrt_launch_extend_store: slot_mapping is null");
+  a.slotMapping = reinterpret_cast<const int64_t *>(gArena + 40964);
+  EXPECT_STATUS(a.runStore(l.plan), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("slot_mapping (0x");
+  EXPECT_ERROR_HAS(") is not 8-byte aligned");
+  a = ExtendArgs();
+  a.prefixOnly();
+  EXPECT_STATUS(a.runStore(l.plan), TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("tqrt_launch_extend_store: key and value are null, so "
+                   "there is no chunk to store");
+  a = ExtendArgs();
+  a.queryStrideHead = 120;
+  EXPECT_STATUS(a.runStore(l.plan), TQRT_SHAPE_MISMATCH);
+  EXPECT_ERROR_HAS("tqrt_launch_extend_store: query strides");
+  a = ExtendArgs();
+  a.cacheBytes = 10 * kBlockStride + 16;
+  EXPECT_STATUS(a.runStore(l.plan), TQRT_SHAPE_MISMATCH);
+  EXPECT_STATUS(tqrt_launch_extend_store(
+                    nullptr, a.dtype, a.query, 0, 0, a.key, 0, 0, a.value, 0,
+                    0, nullptr, 0, a.slotMapping, nullptr, 0, nullptr,
+                    nullptr, nullptr, 0, 0, nullptr, 1, 0.f, nullptr, 0,
+                    nullptr),
+                TQRT_INVALID_ARGUMENT);
+  EXPECT_ERROR_HAS("tqrt_launch_extend_store: plan is null");
 }
 
 TEST_F(ExtendLaunch, NullPlanAndDtypes) {

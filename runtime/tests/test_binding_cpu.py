@@ -5,7 +5,8 @@ libtqrt.so, TQRT_LIBCUDA at a missing file (no driver), TQRT_FIXTURES at
 tests/fixtures and TQRT_MOCK_MANIFEST at tests/gpu/mock_manifest.json.
 Covers: import without torch, loading from a directory and from bytes, the
 layout, the bundle's decode plans and the plan a bucket gets, extend's
-manifest facts, grids and workspace (and tqrt_launch_extend's signature),
+manifest facts, grids and workspace (and the signatures of
+tqrt_launch_extend and tqrt_launch_extend_store),
 and runtime errors raised as TqrtError with the runtime's status and message.
 """
 import ctypes
@@ -243,6 +244,21 @@ class BindingTest(unittest.TestCase):
                       lib.tqrt_last_error().decode())
         self.assertEqual(launch(lse=A + 2), tqrt.Status.INVALID_ARGUMENT)
         self.assertIn("is not 4-byte aligned", lib.tqrt_last_error().decode())
+
+        # tqrt_launch_extend_store: the slot mapping after cache_bytes.
+        def launch_store(slots=A + 45056, key=A + 4096):
+            return lib.tqrt_launch_extend_store(
+                q._h, 1, A, 32 * 128, 128, key, 8 * 128, 128, A + 8192, 8 * 128, 128,
+                A + 12288, 10 * 15104, slots, A + 16384, 64, A + 20480, A + 24576,
+                A + 28672, 32 * 128, 128, A + 40960, 2, 0.0, A + 65536, 16 * 4160, None)
+
+        self.assertEqual(launch_store(), tqrt.Status.NO_DEVICE)
+        self.assertIn("tqrt_launch_extend_store: no CUDA device",
+                      lib.tqrt_last_error().decode())
+        self.assertEqual(launch_store(slots=None), tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("slot_mapping is null", lib.tqrt_last_error().decode())
+        self.assertEqual(launch_store(slots=A + 45060), tqrt.Status.INVALID_ARGUMENT)
+        self.assertIn("is not 8-byte aligned", lib.tqrt_last_error().decode())
 
     def test_no_extend(self):
         # A bundle from before extend: has_extend False and why; no workspace.
