@@ -1,14 +1,13 @@
 # Session 26's third GPU call (02cfedc's kernels): the prep's shape knobs
-# A/B on the causal 4K (k3v4): 4 warps x 2 rows (default), 4 x 1, 8 x 1,
-# 2 x 1; each the extend bench (plain and fused rounds) and ncu SpeedOfLight
+# A/B on the causal 4K (k3v4): 4 warps x 2 rows (default) and 4 x 1;
+# each the extend bench (plain and fused rounds) and ncu SpeedOfLight
 # of the plain and the fused prep.
 [ -d .carry/googletest ] || tar xf .carry/googletest.tgz -C .carry
 G="bash scripts/gpu-eval.sh .carry/tqc-gpu.tar.xz $PWD/.carry/googletest"
 mkdir -p $OUT/r
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > $OUT/r/gpu.txt
 N="/usr/local/cuda/bin/ncu --nvtx --kernel-name regex:tq_extend_prep_bf16 --section SpeedOfLight"
-for v in "w4r2:TQ_EXTEND_PREP_WARPS=4" "w4r1:TQ_EXTEND_PREP_ROWS_PER_WARP=1" \
-         "w8r1:TQ_EXTEND_PREP_WARPS=8,TQ_EXTEND_PREP_ROWS_PER_WARP=1" "w2r1:TQ_EXTEND_PREP_WARPS=2,TQ_EXTEND_PREP_ROWS_PER_WARP=1"; do
+for v in "w4r2:TQ_EXTEND_PREP_WARPS=4" "w4r1:TQ_EXTEND_PREP_ROWS_PER_WARP=1"; do
   n=${v%%:*}; d=${v#*:}; d=${d//,/ }
   TQC_DEVICE_DEFINES="$d" EXTEND_PRESETS="k3v4" EXTEND_CASES="0:4096" BUNDLE_ARCH=sm_90a OUT= \
     timeout 80 $G /tmp/gx-$n extend > $OUT/r/eval-extend-$n.txt 2>&1
