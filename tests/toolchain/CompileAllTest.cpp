@@ -156,10 +156,17 @@ TEST_P(CompileAll, BuildsWithoutSpillsOrLocalMemory) {
     // (k4v2) and 32 B; sm_120 16 B): bounded at one cache line per thread,
     // so a regression does not pass.
     const bool mmaSyncExtend = k.kind == "extend" && c.arch != "sm_90a";
-    if (mmaSyncExtend) {
-      EXPECT_LE(r.spillStoreBytes + r.spillLoadBytes, 128)
+    // The extend prep (which carries the store's code for its fused store,
+    // session 26) spills a few bytes where ptxas stops at a register count
+    // of its own choosing: 4 B on sm_80 at head_dim 64 (k4v4, k3v3, 80
+    // registers), 8 B in the fp16 kernels of k4v2 and k2v2 at head_dim 128
+    // on sm_90 / sm_90a (128 registers); bounded at 16 B, so a regression
+    // does not pass.
+    const bool prep = k.kind == "extend_prep";
+    if (mmaSyncExtend || prep) {
+      EXPECT_LE(r.spillStoreBytes + r.spillLoadBytes, prep ? 16 : 128)
           << k.symbol << " spills more than it did\n" << build.linkLog;
-      EXPECT_LE(r.stackBytes, 32) << k.symbol << " stack frame grew";
+      EXPECT_LE(r.stackBytes, prep ? 16 : 32) << k.symbol << " stack frame grew";
       EXPECT_EQ(r.localBytes, 0) << k.symbol << " uses local memory";
     } else if (k.kind == "store" || k.kind == "decode" || k.kind == "extend") {
       EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0)
