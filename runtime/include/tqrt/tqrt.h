@@ -415,7 +415,10 @@ TQRT_API tqrt_status tqrt_launch_extend(
  * from the rows it reads anyway, so the chunk crosses memory once for both
  * (cheaper than a separate store). key and value must not be NULL. The
  * chunk's slots must not hold any sequence's prefix tokens (the attention
- * may read the prefix while the prep writes). */
+ * may read the prefix while the prep writes). Work enqueued on the stream
+ * after the call sees the stored chunk: the attention kernel, launched
+ * programmatically behind the prep, waits for the whole prep grid before
+ * it reads the chunk, so it cannot complete before the prep has. */
 TQRT_API tqrt_status tqrt_launch_extend_store(
     const tqrt_plan *plan, tqrt_dtype dtype, const void *query,
     int64_t query_stride_token, int64_t query_stride_head, const void *key,
