@@ -161,7 +161,6 @@ constexpr int kExtendMinBlocks = 3;
 /// The extend plan's spec struct (one for every bucket).
 constexpr const char *kExtendSpec = "TqPlan_extend";
 
-
 /// The integer value of a developer's template knob (TQC_DEVICE_DEFINES)
 /// as the generated unit will see it, or `fallback` when it is not set.
 int deviceDefineInt(const char *knob, int fallback) {

@@ -489,6 +489,17 @@ class Plan:
         n = key.shape[0] if num_tokens is None else int(num_tokens)
         _expect(n <= key.shape[0], f"num_tokens {n} is above the {key.shape[0]} tokens of key")
         self._check_cache(torch, cache, device)
+        self._check_slot_mapping(torch, slot_mapping, n, device)
+        self._same_device(value, device, "value")
+        stream = self._stream(torch, device, stream)
+        _check(library().tqrt_launch_store(
+            self._h, dtype, key.data_ptr(), key.stride(0), key.stride(1),
+            value.data_ptr(), value.stride(0), value.stride(1),
+            cache.data_ptr(), cache.numel(), slot_mapping.data_ptr(), n, stream))
+
+    def _check_slot_mapping(self, torch, slot_mapping, n, device):
+        """slot_mapping for n rows (store, extend): int64, contiguous 1-D, at
+        least n entries, on `device`."""
         _expect(slot_mapping.dtype == torch.int64, f"slot_mapping must be int64, "
                 f"got {slot_mapping.dtype}")
         _expect(slot_mapping.dim() == 1 and slot_mapping.shape[0] >= n and
@@ -496,12 +507,6 @@ class Plan:
                 f"slot_mapping must be a contiguous 1-D tensor of at least {n} "
                 f"entries, got shape {tuple(slot_mapping.shape)}")
         self._same_device(slot_mapping, device, "slot_mapping")
-        self._same_device(value, device, "value")
-        stream = self._stream(torch, device, stream)
-        _check(library().tqrt_launch_store(
-            self._h, dtype, key.data_ptr(), key.stride(0), key.stride(1),
-            value.data_ptr(), value.stride(0), value.stride(1),
-            cache.data_ptr(), cache.numel(), slot_mapping.data_ptr(), n, stream))
 
     def _check_kv(self, t, name, shape):
         """A key or value tensor [rows, num_kv_heads, head_dim] (`shape`
@@ -635,13 +640,7 @@ class Plan:
         chunk = key is not None
         if slot_mapping is not None:
             _expect(chunk, "slot_mapping stores the chunk, but key and value are None")
-            _expect(slot_mapping.dtype == torch.int64 and slot_mapping.dim() == 1 and
-                    slot_mapping.shape[0] >= query.shape[0] and
-                    (slot_mapping.shape[0] <= 1 or slot_mapping.stride(0) == 1),
-                    f"slot_mapping must be a contiguous 1-D int64 tensor of >= "
-                    f"{query.shape[0]} entries, got {slot_mapping.dtype} "
-                    f"{tuple(slot_mapping.shape)}")
-            self._same_device(slot_mapping, device, "slot_mapping")
+            self._check_slot_mapping(torch, slot_mapping, query.shape[0], device)
         stride_bt = block_tables.stride(0) if block_tables.shape[0] > 1 else max(block_tables.shape[1], 1)
         stream = self._stream(torch, device, stream)
         head = (self._h, dtype, query.data_ptr(), query.stride(0), query.stride(1),

@@ -1184,7 +1184,7 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
   };
   uint32_t wk[kPerWarp][E / 2], wv[kPerWarp][E / 2];
   int64_t slot[kPerWarp];
-  const int h0 = g < H ? g : 0;
+  const int h0 = store_detail::roundHead<Spec>(0, g);
   TQ_UNROLL
   for (int j = 0; j < kPerWarp; ++j) {
     const int row = first + warp + W * j;
@@ -1203,8 +1203,8 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
     const bool rotated = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
     auto round = [&](int r0, const uint32_t(&rk)[E / 2],
                      const uint32_t(&rv)[E / 2]) {
-      const bool live = r0 + g < H;
-      const int h = live ? r0 + g : 0;
+      const bool live = store_detail::roundHeadLive<Spec>(r0, g);
+      const int h = store_detail::roundHead<Spec>(r0, g);
       prepHead<Spec, T, false>(a, row, h, live, rotated, rk);
       prepHead<Spec, T, true>(a, row, h, live, rotated, rv);
       if (slot[j] >= 0) // uniform over the warp
@@ -1215,7 +1215,7 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
     round(0, wk[j], wv[j]);
     for (int r0 = GPW; r0 < H; r0 += GPW) {
       uint32_t rk[E / 2], rv[E / 2];
-      load(row, r0 + g < H ? r0 + g : 0, rk, rv);
+      load(row, store_detail::roundHead<Spec>(r0, g), rk, rv);
       round(r0, rk, rv);
     }
   }

@@ -780,8 +780,7 @@ constexpr int kStoreGroup = TensorInfo<Spec, true>::kQjl ? kWarpSize
                             : Spec::kHeadDim <= 128  ? 4
                                                      : Spec::kHeadDim / 16;
 
-/* What a CTA that stores tokens keeps in shared memory, besides nothing
- * else: the codebooks of the paths that search them there (QJL keys, the
+/* What a CTA that stores tokens keeps in shared memory: the codebooks of the paths that search them there (QJL keys, the
  * vLLM layout; storeLloydMaxRegs keeps its boundaries in registers), the
  * code rows of the paths that pack through shared memory (one per lane
  * group), the QJL residuals (one per warp), and the D1 masks of the
@@ -829,6 +828,16 @@ TQ_INLINE void fillStoreTables(StoreReal<TensorInfo<Spec, true>> *keyBook,
   if constexpr (Tb::kKeyBook || Tb::kValueBook || Tb::kKeyMma ||
                 Tb::kValueMma)
     barrier();
+}
+
+/* The KV head that lane group `group` takes in the round of heads starting
+ * at h0: h0 + group, or head 0 past the last head (the group computes on
+ * it without writing: every lane joins the warp's shuffles and mma). */
+template <class Spec> TQ_INLINE bool roundHeadLive(int h0, int group) {
+  return h0 + group < Spec::kNumKVHeads;
+}
+template <class Spec> TQ_INLINE int roundHead(int h0, int group) {
+  return roundHeadLive<Spec>(h0, group) ? h0 + group : 0;
 }
 
 /* The raw words of KV head h of a token's key and value rows (keyRow /
@@ -953,21 +962,18 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
     // Rounds over the heads, uniform over the CTA: every lane of a warp
     // runs the same code (its groups' shuffles are warp-wide); a group past
     // the last head redoes head 0 without writing.
-    auto headOf = [&](int h0) {
-      return h0 + group < Spec::kNumKVHeads ? h0 + group : 0;
-    };
     auto loadRound = [&](int token, int h0, uint32_t(&wk)[E / 2],
                          uint32_t(&wv)[E / 2]) {
       loadStoreRound<Spec, T>(keysOf(token), a.key_stride_head,
                               valuesOf(token), a.value_stride_head,
-                              headOf(h0), wk, wv);
+                              roundHead<Spec>(h0, group), wk, wv);
     };
     auto storeRound = [&](int64_t slot, int h0, const uint32_t(&wk)[E / 2],
                           const uint32_t(&wv)[E / 2]) {
       storeRoundWords<Spec, T>(sPairMasks, sKeyBook, sValueBook,
                                sCodes[group], sResid[warp], a.cache, slot,
-                               headOf(h0), h0 + group < Spec::kNumKVHeads, wk,
-                               wv);
+                               roundHead<Spec>(h0, group),
+                               roundHeadLive<Spec>(h0, group), wk, wv);
     };
     // Both rows of a round first: the value's load overlaps the key's math.
     // With several tokens per CTA, the next token's first round (rows and
