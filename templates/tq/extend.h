@@ -584,6 +584,35 @@ struct KvTileStream {
     }
   }
 
+  /* Ping-pong's chunk tiles (lean form): tile i's key or value rows and
+   * their prep scales by cp.async only, zeros past the chunk's end, so the
+   * producer never waits for them (copyAsyncArrive hands the tile over
+   * once they land). */
+  template <bool IsValue, class Dst>
+  TQ_INLINE void issueChunkTensor(int i, Dst dst, float *scales) {
+    static_assert(kLean, "the wgmma kernel's form");
+    const int s0 = start(i), cnt = count(i);
+    const int nn0 = tid / UPR, c = tid % UPR;
+    const int64_t base = (int64_t(row0 + s0) * H + kvh) * D;
+    const uint16_t *w = ChunkWs<Spec>::rows(a, IsValue) + base;
+    uint16_t *const d0 = dst(nn0, c, IsValue);
+    TQ_UNROLL
+    for (int k = 0; k < UPT; ++k) {
+      const int nn = nn0 + k * kStep;
+      if (nn >= BN)
+        break;
+      const bool in = nn < cnt; // else a valid address, nothing read
+      copyAsync16Fill(d0 + k * kStep * RowPitch,
+                      w + (in ? int64_t(nn) * H * D + c * 8 : 0), in ? 16u : 0u);
+    }
+    if (tid < BN) {
+      const bool in = tid < cnt;
+      const float *sc = ChunkWs<Spec>::scales(a, IsValue) +
+                        int64_t(row0 + s0 + (in ? tid : 0)) * H + kvh;
+      copyAsync4Fill(scales + tid, sc, in ? 4u : 0u);
+    }
+  }
+
   /* A group's units of one tensor into the tile: where they take table
    * lookups (shared loads), all of them before the stores, else unit by
    * unit (register arithmetic only). */

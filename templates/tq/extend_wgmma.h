@@ -68,12 +68,25 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
   static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
+  // FA3's ping-pong between the two consumer warpgroups (an experiment:
+  // TQ_EXTEND_PINGPONG=1). Its consumers hold P(i-1)'s fragments, S(i) and
+  // O at once: below 192 registers ptxas serializes their wgmmas (C7512).
+#ifdef TQ_EXTEND_PINGPONG
+  static constexpr bool kPingPong = TQ_EXTEND_PINGPONG && NP > 0 && NW == 8;
+#else
+  static constexpr bool kPingPong = false;
+#endif
 #ifdef TQ_EXTEND_PRODUCER_REGS
   static constexpr int kProducerRegs = TQ_EXTEND_PRODUCER_REGS;
 #else
-  static constexpr int kProducerRegs = kKeyBits == 8 ? 120 : 128;
+  static constexpr int kProducerRegs =
+      kPingPong ? 120 : kKeyBits == 8 ? 120 : 128;
 #endif
-  static constexpr int kConsumerRegs = 184;
+#ifdef TQ_EXTEND_CONSUMER_REGS
+  static constexpr int kConsumerRegs = TQ_EXTEND_CONSUMER_REGS;
+#else
+  static constexpr int kConsumerRegs = kPingPong ? 192 : 184;
+#endif
   static constexpr int BN = Spec::kExtendBlockN;
   // KvTileStream's Group for the prefix tiles: the compiler's choice
   // (Spec::kExtendUnitGroup, 4: four consecutive units of a token per
@@ -204,11 +217,22 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
   // consumer thread has finished reading it.
   TQ_SHARED uint64_t sFull[2], sEmpty[2];
+  // Ping-pong (Pl::kPingPong): sFull / sEmpty guard the key tiles and
+  // their scalars, these the value tiles (a key tile is refilled while its
+  // value tile still waits for its product); chunk tiles' zero points are
+  // sZeroCols.
+  TQ_SHARED uint64_t sFullV[Pl::kPingPong ? 2 : 1], sEmptyV[Pl::kPingPong ? 2 : 1];
+  TQ_SHARED TQ_ALIGN(16) float sZeroCols[Pl::kPingPong ? BN : 1];
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
   TQ_SHARED TQ_ALIGN(16) uint32_t sUnitScales[2][4];
 
+  if constexpr (Pl::kPingPong) {
+    if (warp == Pl::NW + 1)
+      for (int c = lane; c < BN; c += kWarpSize)
+        sZeroCols[c] = 0.f;
+  }
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
       fillUnitLut<KInfo>(sLutK, Spec::keyLevels());
@@ -221,6 +245,10 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       for (int i = 0; i < 2; ++i) {
         barrierInit(&sFull[i], Pl::kProducerThreads);
         barrierInit(&sEmpty[i], NT);
+        if constexpr (Pl::kPingPong) {
+          barrierInit(&sFullV[i], Pl::kProducerThreads);
+          barrierInit(&sEmptyV[i], NT);
+        }
       }
       fenceBarrierInit();
     }
@@ -277,6 +305,33 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       const int numTiles = tiles.numTiles;
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
+      if constexpr (Pl::kPingPong) {
+        for (int i = 0; i < numTiles; ++i) {
+          const int buf = i & 1;
+          const uint32_t freed = ((i >> 1) & 1) ^ 1;
+          if (!tiles.isChunk(i)) {
+            barrierWait(&sEmpty[buf], freed);
+            barrierWait(&sEmptyV[buf], freed);
+            tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
+            fenceProxyAsyncShared(); // the tile is read by the tensor cores
+            barrierArrive(&sFull[buf]);
+            barrierArrive(&sFullV[buf]);
+            if (i + 1 < numTiles && !tiles.isChunk(i + 1))
+              tiles.issue(i + 1, unitAt(i + 1));
+          } else {
+            if (i == tiles.prefixTiles)
+              waitForChunkRows(); // the prep's workspace, first read here
+            barrierWait(&sEmpty[buf], freed);
+            tiles.template issueChunkTensor<false>(i, unitAt(i), sKs[buf]);
+            copyAsyncArrive(&sFull[buf]);
+            barrierWait(&sEmptyV[buf], freed);
+            tiles.template issueChunkTensor<true>(i, unitAt(i), sVs[buf]);
+            copyAsyncArrive(&sFullV[buf]);
+          }
+        }
+        copyAsyncWait<0>(); // no copy outlives its thread
+        return;
+      }
       for (int i = 0; i < numTiles; ++i) {
         barrierWait(&sEmpty[i & 1], ((i >> 1) & 1) ^ 1);
         if (i == tiles.prefixTiles)
@@ -350,11 +405,11 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
     }
     wgmmaCommit();
   };
-  auto attendTile = [&](int i, bool unit) {
+  // Tile i's softmax on S (waited for) into P's A fragments, scaled by
+  // the value scales; o rescaled where a row's maximum moved (o must be
+  // ours: no O += P·V in flight).
+  auto softmaxTile = [&](int i, bool unit, uint32_t (&pa)[VS][4]) {
     const int buf = i & 1;
-    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
-    wgmmaWait<0>();
-    wgmmaPin(s);
     float corr[2];
     if (!unit)
       scaleColumns(s, sKs[buf], t);
@@ -370,25 +425,117 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
         o[j][2] *= corr[1], o[j][3] *= corr[1];
       }
     }
-    uint32_t pa[VS][4];
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
       probFragment(s, kv, pa[kv]);
+  };
+  // O += P·V over buffer buf's value tile (issued, not waited for).
+  auto issueValues = [&](int buf, const uint32_t (&pa)[VS][4]) {
+    const uint64_t vDesc = wgmmaDescAdvance(vDesc0, buf * Pl::kBufBytes);
     wgmmaFence();
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
       wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
     wgmmaCommit();
   };
+  auto attendTile = [&](int i, bool unit) {
+    wgmmaWait<0>();
+    wgmmaPin(s);
+    uint32_t pa[VS][4];
+    softmaxTile(i, unit, pa);
+    issueValues(i & 1, pa);
+  };
+  auto unitTile = [&](int i) {
+    const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[i & 1]);
+    return (f.x & f.y & f.z & f.w) != 0u;
+  };
 
   const int numTiles = tiles.numTiles;
-  if constexpr (kSpecialized) {
+  if constexpr (kSpecialized && Pl::kPingPong) {
+    // --- Consumers taking turns (FA3's ping-pong): warpgroup w issues
+    // O += P(i-1)·V(i-1) and S(i) back to back in its turn (named barrier
+    // 2 + w), hands the turn over, and runs softmax(i) while the other
+    // warpgroup's products keep the tensor cores busy. Groups complete in
+    // order, so S(i)'s wait also finds P(i-1)·V(i-1) done: o is ours for
+    // the rescale, value tile i - 1 is released. P(i - 1)'s fragments stay
+    // untouched until that wait (the tensor cores read them). Key tile i
+    // (and the scalars) is released after softmax(i).
+    constexpr int kTurn = 2 * 128;
+    uint32_t pa[VS][4];
+    auto passTurn = [&](bool last) {
+      if (wg == 0 || !last) // warpgroup 1's last turn has no taker
+        namedBarrierArrive(2 + (wg ^ 1), kTurn);
+    };
+    // A chunk tile whose prep scales are all 1 (or 0 past its end) needs no
+    // per-column multiplies; every warp reads all BN of them.
+    auto unitChunk = [&](int buf) {
+      static_assert(BN == 4 * kWarpSize, "four scales per lane");
+      const float4 k4 = reinterpret_cast<const float4 *>(sKs[buf])[lane];
+      const float4 v4 = reinterpret_cast<const float4 *>(sVs[buf])[lane];
+      auto unitOrZero = [](float x) { return x == 1.f || x == 0.f; };
+      const bool ok = unitOrZero(k4.x) && unitOrZero(k4.y) &&
+                      unitOrZero(k4.z) && unitOrZero(k4.w) &&
+                      unitOrZero(v4.x) && unitOrZero(v4.y) &&
+                      unitOrZero(v4.z) && unitOrZero(v4.w);
+      return !anyLane(!ok);
+    };
+    if (wg == 1 && numTiles > 0)
+      namedBarrierArrive(2, kTurn); // warpgroup 0 goes first
+    for (int i = 0; i < numTiles; ++i) {
+      const int buf = i & 1;
+      const uint32_t filled = (i >> 1) & 1;
+      barrierWait(&sFull[buf], filled);
+      fenceProxyAsyncShared(); // copied by cp.async, read by the tensor cores
+      namedBarrier(2 + wg, kTurn);
+      if (i > 0)
+        issueValues((i - 1) & 1, pa);
+      issueScores(buf);
+      passTurn(false);
+      barrierWait(&sFullV[buf], filled);
+      fenceProxyAsyncShared();
+      const bool chunk = tiles.isChunk(i);
+      const bool unit = chunk && unitChunk(buf);
+      wgmmaWait<0>();
+      wgmmaPin(s);
+      wgmmaPin(o);
+      if (i > 0)
+        barrierArrive(&sEmptyV[(i - 1) & 1]);
+      float corr[2];
+      if (!unit)
+        scaleColumns(s, sKs[buf], t);
+      const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
+          s, rf, qs, rTok, chunk ? sZeroCols : sKz[buf],
+          chunk ? sZeroCols : sVz[buf], tiles.count(i), chunk, tiles.start(i),
+          t, m, l, zb, corr);
+      if (!unit)
+        scaleColumns(s, sVs[buf], t);
+      barrierArrive(&sEmpty[buf]); // key tile i and the scalars read
+      if (rescale) {
+        TQ_UNROLL
+        for (int j = 0; j < OT; ++j) {
+          o[j][0] *= corr[0], o[j][1] *= corr[0];
+          o[j][2] *= corr[1], o[j][3] *= corr[1];
+        }
+      }
+      TQ_UNROLL
+      for (int kv = 0; kv < VS; ++kv)
+        probFragment(s, kv, pa[kv]);
+    }
+    if (numTiles > 0) {
+      namedBarrier(2 + wg, kTurn);
+      issueValues((numTiles - 1) & 1, pa);
+      passTurn(true);
+      wgmmaWait<0>();
+      wgmmaPin(o);
+      barrierArrive(&sEmptyV[(numTiles - 1) & 1]);
+    }
+    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
+  } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {
       barrierWait(&sFull[i & 1], (i >> 1) & 1);
       issueScores(i & 1);
-      const u32x4 f = *reinterpret_cast<const u32x4 *>(sUnitScales[i & 1]);
-      attendTile(i, (f.x & f.y & f.z & f.w) != 0u);
+      attendTile(i, unitTile(i));
       wgmmaWait<0>(); // O += P·V done: o is ours, buffer i & 1 read
       wgmmaPin(o);
       barrierArrive(&sEmpty[i & 1]);

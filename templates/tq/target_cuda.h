@@ -102,6 +102,11 @@ TQ_INLINE void barrier() { __syncthreads(); }
 TQ_INLINE void namedBarrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+/* Arrives at barrier `id` without waiting (the other side of a turn
+ * handed between roles; pairs with namedBarrier's bar.sync). */
+TQ_INLINE void namedBarrierArrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 /* All lanes of the warp (orders shared-memory accesses within a warp). */
 TQ_INLINE void syncWarp() { __syncwarp(0xffffffffu); }
 
@@ -501,6 +506,22 @@ TQ_INLINE void copyAsync16(void *smem, const void *gmem) {
 TQ_INLINE void copyAsyncCommit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
+/* copyAsync16 of the first `bytes` (16 or 0) of gmem, zeros after them
+ * (src-size: a row past the data's end lands as zeros without a branch or
+ * an ordinary store). */
+TQ_INLINE void copyAsync16Fill(void *smem, const void *gmem, uint32_t bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                   uint32_t(__cvta_generic_to_shared(smem))),
+               "l"(gmem), "r"(bytes)
+               : "memory");
+}
+/* A 4-byte copy, zeros where `bytes` is 0. */
+TQ_INLINE void copyAsync4Fill(void *smem, const void *gmem, uint32_t bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
+                   uint32_t(__cvta_generic_to_shared(smem))),
+               "l"(gmem), "r"(bytes)
+               : "memory");
+}
 template <int N> TQ_INLINE void copyAsyncWait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
@@ -636,6 +657,15 @@ TQ_INLINE void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes,
  * memory writes are visible to threads that then wait on the phase). */
 TQ_INLINE void barrierArrive(uint64_t *bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
+                   sharedAddress(bar)) : "memory");
+}
+/* One arrival on the barrier once this thread's earlier cp.async copies
+ * have landed (counted against the barrier's arrivals: .noinc), without
+ * waiting for them; the copied bytes are then visible to threads that wait
+ * on the phase (generic proxy: fenceProxyAsyncShared there before the
+ * tensor cores read them). */
+TQ_INLINE void copyAsyncArrive(uint64_t *bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(
                    sharedAddress(bar)) : "memory");
 }
 TQ_INLINE void barrierWait(uint64_t *bar, uint32_t parity) {
