@@ -87,6 +87,26 @@ template <class Spec> struct ExtendWgmmaPlan {
 #else
   static constexpr int kConsumerRegs = kPingPong ? 192 : 184;
 #endif
+  // CTAs whose sequence has no prefix as their own instantiation
+  // (TQ_EXTEND_CHUNK_ONLY_CTAS=1, an experiment): their producer only
+  // copies, so the consumers can take the registers ping-pong needs.
+#ifdef TQ_EXTEND_CHUNK_ONLY_CTAS
+  static constexpr bool kChunkOnlyCtas = TQ_EXTEND_CHUNK_ONLY_CTAS && NP > 0;
+#else
+  static constexpr bool kChunkOnlyCtas = false;
+#endif
+  static constexpr bool kChunkPingPong = NW == 8;
+#ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
+  static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
+#else
+  static constexpr int kChunkProducerRegs = 88; // 56, 72 spilled (k3v4)
+#endif
+  static constexpr int kChunkConsumerRegs =
+      (kLaunchRegs * (NT + kProducerThreads) -
+       kChunkProducerRegs * kProducerThreads) / NT / 8 * 8 > 240
+          ? 240
+          : (kLaunchRegs * (NT + kProducerThreads) -
+             kChunkProducerRegs * kProducerThreads) / NT / 8 * 8;
   static constexpr int BN = Spec::kExtendBlockN;
   // KvTileStream's Group for the prefix tiles: the compiler's choice
   // (Spec::kExtendUnitGroup, 4: four consecutive units of a token per
@@ -167,11 +187,17 @@ TQ_INLINE void prefetchLaterQueries(const tq_extend_args &a, int tid,
 }
 
 } // namespace extend_detail
-#endif
 
-template <class Spec, class T>
-TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
-#if defined(TQ_TARGET_HAS_WGMMA)
+/* One CTA's work (query tile `tile` of sequence b). kChunkOnly: the
+ * sequence has no prefix (warp-specialized form only), so its producer only
+ * issues copies and the roles split the registers the other way
+ * (Pl::kChunkProducerRegs / kChunkConsumerRegs), which the ping-pong
+ * consumers need (P(i-1)'s fragments, S(i) and O live at once). Separate
+ * instantiations below the kernel's one branch: within one body, values
+ * for both forms were hoisted above the role split and spilled (session
+ * 25, ptxas). */
+template <class Spec, class T, bool kChunkOnly>
+TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   using namespace extend_detail;
   using Pl = ExtendWgmmaPlan<Spec>;
   using KInfo = TensorInfo<Spec, true>;
@@ -180,21 +206,16 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   constexpr int kTok = Pl::kTokTile, NTL = BN / 8, VS = BN / 16, OT = D / 8;
   constexpr int OP = Pl::kOPitch;
   constexpr bool kSpecialized = Pl::NP > 0;
-  // Programmatic launch (extend.h waitForChunkRows): the producer waits
-  // before its first chunk tile; the in-step form before its first tile.
-  if constexpr (kSpecialized)
-    waitUnlessChunk(a);
-  else
-    waitForPrimaryGrid();
-
-  int b = 0, tile = -1;
-  findQueryTile<kTok>(a, b, tile);
-  if (tile < 0)
-    return;
+  static_assert(!kChunkOnly || kSpecialized, "chunk-only CTAs: specialized");
+  constexpr bool kPingPong = kChunkOnly ? Pl::kChunkPingPong : Pl::kPingPong;
+  constexpr int kProducerRegs =
+      kChunkOnly ? Pl::kChunkProducerRegs : Pl::kProducerRegs;
+  constexpr int kConsumerRegs =
+      kChunkOnly ? Pl::kChunkConsumerRegs : Pl::kConsumerRegs;
   const int kvh = blockIndexY();
   const int row0 = a.cu_seqlens_q[b];
   const int n = a.cu_seqlens_q[b + 1] - row0;
-  const int P = a.prefix_lens[b];
+  const int P = kChunkOnly ? 0 : a.prefix_lens[b];
   const int tok0 = tile * kTok, ntok = minInt(kTok, n - tok0);
   const bool haveChunk = a.key != nullptr;
 
@@ -221,14 +242,14 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   // their scalars, these the value tiles (a key tile is refilled while its
   // value tile still waits for its product); chunk tiles' zero points are
   // sZeroCols.
-  TQ_SHARED uint64_t sFullV[Pl::kPingPong ? 2 : 1], sEmptyV[Pl::kPingPong ? 2 : 1];
-  TQ_SHARED TQ_ALIGN(16) float sZeroCols[Pl::kPingPong ? BN : 1];
+  TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1];
+  TQ_SHARED TQ_ALIGN(16) float sZeroCols[kPingPong ? BN : 1];
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
   TQ_SHARED TQ_ALIGN(16) uint32_t sUnitScales[2][4];
 
-  if constexpr (Pl::kPingPong) {
+  if constexpr (kPingPong) {
     if (warp == Pl::NW + 1)
       for (int c = lane; c < BN; c += kWarpSize)
         sZeroCols[c] = 0.f;
@@ -245,7 +266,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       for (int i = 0; i < 2; ++i) {
         barrierInit(&sFull[i], Pl::kProducerThreads);
         barrierInit(&sEmpty[i], NT);
-        if constexpr (Pl::kPingPong) {
+        if constexpr (kPingPong) {
           barrierInit(&sFullV[i], Pl::kProducerThreads);
           barrierInit(&sEmptyV[i], NT);
         }
@@ -296,7 +317,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
       prefetchLaterQueries<Spec, T, kTok>(a, threadIndex() - NT,
                                           Pl::kProducerThreads);
-      lowerRegisters<Pl::kProducerRegs>();
+      lowerRegisters<kProducerRegs>();
       using Stream =
           KvTileStream<Spec, Pl::kProducerThreads, BN, 64, Pl::kUnitGroup>;
       static_assert(Stream::kStep % 8 == 0,
@@ -305,7 +326,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       const int numTiles = tiles.numTiles;
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
-      if constexpr (Pl::kPingPong) {
+      if constexpr (kPingPong) {
         for (int i = 0; i < numTiles; ++i) {
           const int buf = i & 1;
           const uint32_t freed = ((i >> 1) & 1) ^ 1;
@@ -350,7 +371,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
       }
       return;
     }
-    raiseRegisters<Pl::kConsumerRegs>();
+    raiseRegisters<kConsumerRegs>();
   }
 
   float rf[2], qs[2];
@@ -451,7 +472,7 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   };
 
   const int numTiles = tiles.numTiles;
-  if constexpr (kSpecialized && Pl::kPingPong) {
+  if constexpr (kSpecialized && kPingPong) {
     // --- Consumers taking turns (FA3's ping-pong): warpgroup w issues
     // O += P(i-1)·V(i-1) and S(i) back to back in its turn (named barrier
     // 2 + w), hands the turn over, and runs softmax(i) while the other
@@ -565,6 +586,32 @@ TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
   // --- Epilogue (sO overlays the tiles: every read is behind a barrier).
   finishRows<Spec, T, OT, OP, 16>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok,
                                   chunkRotated(P), sO);
+}
+#endif
+
+template <class Spec, class T>
+TQ_DEVICE void extendWgmma(const tq_extend_args &a) {
+#if defined(TQ_TARGET_HAS_WGMMA)
+  using namespace extend_detail;
+  using Pl = ExtendWgmmaPlan<Spec>;
+  // Programmatic launch (extend.h waitForChunkRows): the producer waits
+  // before its first chunk tile; the in-step form before its first tile.
+  if constexpr (Pl::NP > 0)
+    waitUnlessChunk(a);
+  else
+    waitForPrimaryGrid();
+
+  int b = 0, tile = -1;
+  findQueryTile<Pl::kTokTile>(a, b, tile);
+  if (tile < 0)
+    return;
+  if constexpr (Pl::kChunkOnlyCtas) {
+    if (a.prefix_lens[b] == 0) {
+      extendWgmmaCta<Spec, T, true>(a, b, tile);
+      return;
+    }
+  }
+  extendWgmmaCta<Spec, T, false>(a, b, tile);
 #else
   (void)a;
   trap(); // the compiler chooses this kernel for sm_90a bundles only
