@@ -75,8 +75,8 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
   using Grouped = ed::KvTileStream<Spec, NT, BN, D, 4>; // kExtendUnitGroup 4
   static uint32_t lutK[ed::UnitLut<KInfo>::kWords], lutV[ed::UnitLut<VInfo>::kWords];
   static float levK[KInfo::kLevels], levV[VInfo::kLevels];
-  static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D], tileG[2][2 * BN * D];
-  static float scL[4][2][BN], scP[4][2][BN], scG[4][2][BN];
+  static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D], tileG[2][2 * BN * D], tileA[2][2 * BN * D];
+  static float scL[4][2][BN], scP[4][2][BN], scG[4][2][BN], scA[2][2][BN];
   int bad = 0, tiles = 0;
   // Laid out as the warp-specialized kernel is (TQ_EXTEND_PRODUCER_WARPS):
   // threads NT..2NT-1 stage the lean and grouped forms with their index
@@ -109,6 +109,9 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
             std::fill(&tileL[i & 1][0], &tileL[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
             std::fill(&tileP[i & 1][0], &tileP[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
             std::fill(&tileG[i & 1][0], &tileG[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
+            std::fill(&tileA[i & 1][0], &tileA[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
+            for (int f = 0; f < 2; ++f)
+              std::fill(&scA[f][i & 1][0], &scA[f][i & 1][0] + BN, -1.f);
           }
           tq::barrier();
           auto at = [&](uint16_t *t) {
@@ -119,6 +122,10 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
             lean.stage(i, at(tileL[i & 1]), lutK, lutV, scL[0], scL[1], scL[2], scL[3]);
             grouped.issue(i, at(tileG[i & 1]));
             grouped.stage(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2], scG[3]);
+            if (lean.isChunk(i)) { // the ping-pong producer's chunk tiles
+              lean.template issueChunkTensor<false>(i, at(tileA[i & 1]), scA[0][i & 1]);
+              lean.template issueChunkTensor<true>(i, at(tileA[i & 1]), scA[1][i & 1]);
+            }
           } else {
             plain.issue(i, at(tileP[i & 1]));
             plain.stage(i, at(tileP[i & 1]), levK, levV, scP[0], scP[1], scP[2], scP[3]);
@@ -135,6 +142,16 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
                 printf("seq %d head %d tile %d: grouped units: half %d (token %d) %04x, mma.sync form %04x\n", b,
                        kvh, i, j, (j / D) % BN, tileG[i & 1][j], tileP[i & 1][j]);
             }
+            for (int j = 0; lean.isChunk(i) && j < 2 * BN * D; ++j)
+              if (tileA[i & 1][j] != tileP[i & 1][j] && bad++ < 3)
+                printf("seq %d head %d tile %d: cp.async-only chunk copy: half %d (token %d) %04x, mma.sync form "
+                       "%04x\n", b, kvh, i, j, (j / D) % BN, tileA[i & 1][j], tileP[i & 1][j]);
+            for (int f = 0; lean.isChunk(i) && f < 2; ++f)
+              for (int t = 0; t < BN; ++t)
+                if (std::memcmp(&scA[f][i & 1][t], &scP[2 * f][i & 1][t], 4) != 0 &&
+                    (t < n || scA[f][i & 1][t] != 0.f) && bad++ < 3)
+                  printf("seq %d head %d tile %d: cp.async-only chunk scale %d of token %d %g, mma.sync form %g\n",
+                         b, kvh, i, f, t, scA[f][i & 1][t], scP[2 * f][i & 1][t]);
             for (int f = 0; f < 4; ++f)
               for (int t = 0; t < BN; ++t)
                 if ((std::memcmp(&scL[f][i & 1][t], &scP[f][i & 1][t], 4) != 0 ||
