@@ -428,17 +428,22 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   };
   // Tile i's softmax on S (waited for) into P's A fragments, scaled by
   // the value scales; o rescaled where a row's maximum moved (o must be
-  // ours: no O += P·V in flight).
-  auto softmaxTile = [&](int i, bool unit, uint32_t (&pa)[VS][4]) {
+  // ours: no O += P·V in flight). kz / vz: the tile's zero points;
+  // releaseKeys: arrive on the key tile's empty barrier once its scalars
+  // are read (ping-pong).
+  auto softmaxTile = [&](int i, bool unit, const float *kz, const float *vz,
+                         bool releaseKeys, uint32_t (&pa)[VS][4]) {
     const int buf = i & 1;
     float corr[2];
     if (!unit)
       scaleColumns(s, sKs[buf], t);
     const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
-        s, rf, qs, rTok, sKz[buf], sVz[buf], tiles.count(i), tiles.isChunk(i),
+        s, rf, qs, rTok, kz, vz, tiles.count(i), tiles.isChunk(i),
         tiles.start(i), t, m, l, zb, corr);
     if (!unit)
       scaleColumns(s, sVs[buf], t);
+    if (releaseKeys)
+      barrierArrive(&sEmpty[buf]);
     if (rescale) {
       TQ_UNROLL
       for (int j = 0; j < OT; ++j) {
@@ -463,7 +468,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     wgmmaWait<0>();
     wgmmaPin(s);
     uint32_t pa[VS][4];
-    softmaxTile(i, unit, pa);
+    softmaxTile(i, unit, sKz[i & 1], sVz[i & 1], false, pa);
     issueValues(i & 1, pa);
   };
   auto unitTile = [&](int i) {
@@ -521,26 +526,8 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       wgmmaPin(o);
       if (i > 0)
         barrierArrive(&sEmptyV[(i - 1) & 1]);
-      float corr[2];
-      if (!unit)
-        scaleColumns(s, sKs[buf], t);
-      const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
-          s, rf, qs, rTok, chunk ? sZeroCols : sKz[buf],
-          chunk ? sZeroCols : sVz[buf], tiles.count(i), chunk, tiles.start(i),
-          t, m, l, zb, corr);
-      if (!unit)
-        scaleColumns(s, sVs[buf], t);
-      barrierArrive(&sEmpty[buf]); // key tile i and the scalars read
-      if (rescale) {
-        TQ_UNROLL
-        for (int j = 0; j < OT; ++j) {
-          o[j][0] *= corr[0], o[j][1] *= corr[0];
-          o[j][2] *= corr[1], o[j][3] *= corr[1];
-        }
-      }
-      TQ_UNROLL
-      for (int kv = 0; kv < VS; ++kv)
-        probFragment(s, kv, pa[kv]);
+      softmaxTile(i, unit, chunk ? sZeroCols : sKz[buf],
+                  chunk ? sZeroCols : sVz[buf], true, pa);
     }
     if (numTiles > 0) {
       namedBarrier(2 + wg, kTurn);
