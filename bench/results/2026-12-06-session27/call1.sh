@@ -1,4 +1,4 @@
-# Session 27 call 1 (the commit after ae3478b): extend k3v4, the default against FA3's
+# Session 27 call 1 (see README.txt for the commit): extend k3v4, the default against FA3's
 # ping-pong consumers (TQ_EXTEND_PINGPONG=1) at three register splits.
 [ -d .carry/googletest ] || tar xf .carry/googletest.tgz -C .carry
 G="bash scripts/gpu-eval.sh .carry/tqc-gpu.tar.xz $PWD/.carry/googletest"
