@@ -6,8 +6,8 @@ mkdir -p $OUT/r
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > $OUT/r/gpu.txt
 cat $OUT/r/gpu.txt
 for v in "base::0:4096 0:8192" \
-         "pp200:TQ_EXTEND_PINGPONG=1 TQ_EXTEND_PRODUCER_REGS=104 TQ_EXTEND_CONSUMER_REGS=200:0:4096" \
-         "co:TQ_EXTEND_CHUNK_ONLY_CTAS=1:0:4096 0:8192"; do
+         "co:TQ_EXTEND_CHUNK_ONLY_CTAS=1:0:4096 0:8192" \
+         "pp200:TQ_EXTEND_PINGPONG=1 TQ_EXTEND_PRODUCER_REGS=104 TQ_EXTEND_CONSUMER_REGS=200:0:4096"; do
   n=${v%%:*}; rest=${v#*:}; defs=${rest%%:*}; cases=${rest#*:}
   TQC_DEVICE_DEFINES="$defs" EXTEND_PRESETS="k3v4" EXTEND_CASES="$cases" BUNDLE_ARCH=sm_90a OUT= \
     timeout 110 $G /tmp/gx-$n extend > $OUT/r/eval-extend-$n.txt 2>&1
