@@ -495,14 +495,18 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // A chunk tile whose prep scales are all 1 (or 0 past its end) needs no
     // per-column multiplies; every warp reads all BN of them.
     auto unitChunk = [&](int buf) {
-      static_assert(BN == 4 * kWarpSize, "four scales per lane");
-      const float4 k4 = reinterpret_cast<const float4 *>(sKs[buf])[lane];
-      const float4 v4 = reinterpret_cast<const float4 *>(sVs[buf])[lane];
       auto unitOrZero = [](float x) { return x == 1.f || x == 0.f; };
-      const bool ok = unitOrZero(k4.x) && unitOrZero(k4.y) &&
-                      unitOrZero(k4.z) && unitOrZero(k4.w) &&
-                      unitOrZero(v4.x) && unitOrZero(v4.y) &&
-                      unitOrZero(v4.z) && unitOrZero(v4.w);
+      bool ok = true;
+      if constexpr (BN == 4 * kWarpSize) { // one 16-byte load per tensor
+        const float4 k4 = reinterpret_cast<const float4 *>(sKs[buf])[lane];
+        const float4 v4 = reinterpret_cast<const float4 *>(sVs[buf])[lane];
+        ok = unitOrZero(k4.x) && unitOrZero(k4.y) && unitOrZero(k4.z) &&
+             unitOrZero(k4.w) && unitOrZero(v4.x) && unitOrZero(v4.y) &&
+             unitOrZero(v4.z) && unitOrZero(v4.w);
+      } else {
+        for (int c = lane; c < BN; c += kWarpSize)
+          ok = ok && unitOrZero(sKs[buf][c]) && unitOrZero(sVs[buf][c]);
+      }
       return !anyLane(!ok);
     };
     if (wg == 1 && numTiles > 0)
