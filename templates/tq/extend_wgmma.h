@@ -68,28 +68,19 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int kLaunchRegs =
       (65536 / (NT + kProducerThreads)) / 8 * 8;
   static constexpr int kKeyBits = TensorInfo<Spec, true>::kCodeBits;
-  // FA3's ping-pong between the two consumer warpgroups (an experiment:
-  // TQ_EXTEND_PINGPONG=1). Its consumers hold P(i-1)'s fragments, S(i) and
-  // O at once: below 192 registers ptxas serializes their wgmmas (C7512).
-#ifdef TQ_EXTEND_PINGPONG
-  static constexpr bool kPingPong = TQ_EXTEND_PINGPONG && NP > 0 && NW == 8;
-#else
-  static constexpr bool kPingPong = false;
-#endif
 #ifdef TQ_EXTEND_PRODUCER_REGS
   static constexpr int kProducerRegs = TQ_EXTEND_PRODUCER_REGS;
 #else
-  static constexpr int kProducerRegs =
-      kPingPong ? 120 : kKeyBits == 8 ? 120 : 128;
+  static constexpr int kProducerRegs = kKeyBits == 8 ? 120 : 128;
 #endif
-#ifdef TQ_EXTEND_CONSUMER_REGS
-  static constexpr int kConsumerRegs = TQ_EXTEND_CONSUMER_REGS;
-#else
-  static constexpr int kConsumerRegs = kPingPong ? 192 : 184;
-#endif
+  static constexpr int kConsumerRegs = 184;
   // CTAs whose sequence has no prefix as their own instantiation
-  // (TQ_EXTEND_CHUNK_ONLY_CTAS=1, an experiment): their producer only
-  // copies, so the consumers can take the registers ping-pong needs.
+  // (TQ_EXTEND_CHUNK_ONLY_CTAS=1, an experiment) with FA3's ping-pong
+  // consumers: their producer only copies, so the consumers can take the
+  // registers ping-pong needs (P(i-1)'s fragments, S(i) and O live at
+  // once; below 192 ptxas serializes their wgmmas, C7512). The same
+  // consumers in the general body (session 27's TQ_EXTEND_PINGPONG, ae3478b)
+  // made the dequantizing producer spill and measured slower.
 #ifdef TQ_EXTEND_CHUNK_ONLY_CTAS
   static constexpr bool kChunkOnlyCtas = TQ_EXTEND_CHUNK_ONLY_CTAS && NP > 0;
 #else
@@ -101,12 +92,10 @@ template <class Spec> struct ExtendWgmmaPlan {
 #else
   static constexpr int kChunkProducerRegs = 88; // 56, 72 spilled (k3v4)
 #endif
-  static constexpr int kChunkConsumerRegs =
-      (kLaunchRegs * (NT + kProducerThreads) -
-       kChunkProducerRegs * kProducerThreads) / NT / 8 * 8 > 240
-          ? 240
-          : (kLaunchRegs * (NT + kProducerThreads) -
-             kChunkProducerRegs * kProducerThreads) / NT / 8 * 8;
+  // The rest of the CTA's allocation, at most 240.
+  static constexpr int kChunkConsumerRegs = minInt(
+      240, (kLaunchRegs * (NT + kProducerThreads) -
+            kChunkProducerRegs * kProducerThreads) / NT / 8 * 8);
   static constexpr int BN = Spec::kExtendBlockN;
   // KvTileStream's Group for the prefix tiles: the compiler's choice
   // (Spec::kExtendUnitGroup, 4: four consecutive units of a token per
@@ -207,7 +196,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   constexpr int OP = Pl::kOPitch;
   constexpr bool kSpecialized = Pl::NP > 0;
   static_assert(!kChunkOnly || kSpecialized, "chunk-only CTAs: specialized");
-  constexpr bool kPingPong = kChunkOnly ? Pl::kChunkPingPong : Pl::kPingPong;
+  constexpr bool kPingPong = kChunkOnly && Pl::kChunkPingPong;
   constexpr int kProducerRegs =
       kChunkOnly ? Pl::kChunkProducerRegs : Pl::kProducerRegs;
   constexpr int kConsumerRegs =
@@ -238,9 +227,9 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
   // consumer thread has finished reading it.
   TQ_SHARED uint64_t sFull[2], sEmpty[2];
-  // Ping-pong (Pl::kPingPong): sFull / sEmpty guard the key tiles and
-  // their scalars, these the value tiles (a key tile is refilled while its
-  // value tile still waits for its product); chunk tiles' zero points are
+  // Ping-pong (kPingPong): sFull / sEmpty guard the key tiles and their
+  // scalars, these the value tiles (a key tile is refilled while its value
+  // tile still waits for its product); the chunk tiles' zero points are
   // sZeroCols.
   TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1];
   TQ_SHARED TQ_ALIGN(16) float sZeroCols[kPingPong ? BN : 1];
@@ -327,28 +316,19 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
       if constexpr (kPingPong) {
+        // Chunk tiles only (no prefix), each tensor into its buffer once
+        // its consumers are done with it, handed over as the copies land.
+        if (numTiles > 0)
+          waitForChunkRows(); // the prep's workspace, first read here
         for (int i = 0; i < numTiles; ++i) {
           const int buf = i & 1;
           const uint32_t freed = ((i >> 1) & 1) ^ 1;
-          if (!tiles.isChunk(i)) {
-            barrierWait(&sEmpty[buf], freed);
-            barrierWait(&sEmptyV[buf], freed);
-            tiles.stage(i, unitAt(i), sLutK, sLutV, sKs, sKz, sVs, sVz);
-            fenceProxyAsyncShared(); // the tile is read by the tensor cores
-            barrierArrive(&sFull[buf]);
-            barrierArrive(&sFullV[buf]);
-            if (i + 1 < numTiles && !tiles.isChunk(i + 1))
-              tiles.issue(i + 1, unitAt(i + 1));
-          } else {
-            if (i == tiles.prefixTiles)
-              waitForChunkRows(); // the prep's workspace, first read here
-            barrierWait(&sEmpty[buf], freed);
-            tiles.template issueChunkTensor<false>(i, unitAt(i), sKs[buf]);
-            copyAsyncArrive(&sFull[buf]);
-            barrierWait(&sEmptyV[buf], freed);
-            tiles.template issueChunkTensor<true>(i, unitAt(i), sVs[buf]);
-            copyAsyncArrive(&sFullV[buf]);
-          }
+          barrierWait(&sEmpty[buf], freed);
+          tiles.template issueChunkTensor<false>(i, unitAt(i), sKs[buf]);
+          copyAsyncArrive(&sFull[buf]);
+          barrierWait(&sEmptyV[buf], freed);
+          tiles.template issueChunkTensor<true>(i, unitAt(i), sVs[buf]);
+          copyAsyncArrive(&sFullV[buf]);
         }
         copyAsyncWait<0>(); // no copy outlives its thread
         return;
@@ -478,11 +458,11 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
 
   const int numTiles = tiles.numTiles;
   if constexpr (kSpecialized && kPingPong) {
-    // --- Consumers taking turns (FA3's ping-pong): warpgroup w issues
-    // O += P(i-1)·V(i-1) and S(i) back to back in its turn (named barrier
-    // 2 + w), hands the turn over, and runs softmax(i) while the other
-    // warpgroup's products keep the tensor cores busy. Groups complete in
-    // order, so S(i)'s wait also finds P(i-1)·V(i-1) done: o is ours for
+    // --- Consumers taking turns (FA3's ping-pong; chunk tiles only):
+    // warpgroup w issues O += P(i-1)·V(i-1) and S(i) back to back in its
+    // turn (named barrier 2 + w), hands the turn over, and runs softmax(i)
+    // while the other warpgroup's products keep the tensor cores busy.
+    // Groups complete in order, so S(i)'s wait also finds P(i-1)·V(i-1) done: o is ours for
     // the rescale, value tile i - 1 is released. P(i - 1)'s fragments stay
     // untouched until that wait (the tensor cores read them). Key tile i
     // (and the scalars) is released after softmax(i).
@@ -523,15 +503,13 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       passTurn(false);
       barrierWait(&sFullV[buf], filled);
       fenceProxyAsyncShared();
-      const bool chunk = tiles.isChunk(i);
-      const bool unit = chunk && unitChunk(buf);
+      const bool unit = unitChunk(buf);
       wgmmaWait<0>();
       wgmmaPin(s);
       wgmmaPin(o);
       if (i > 0)
         barrierArrive(&sEmptyV[(i - 1) & 1]);
-      softmaxTile(i, unit, chunk ? sZeroCols : sKz[buf],
-                  chunk ? sZeroCols : sVz[buf], true, pa);
+      softmaxTile(i, unit, sZeroCols, sZeroCols, true, pa);
     }
     if (numTiles > 0) {
       namedBarrier(2 + wg, kTurn);
