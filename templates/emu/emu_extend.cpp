@@ -63,7 +63,8 @@ template <bool IsKey> static int checkUnitHalves(std::mt19937_64 &rng) {
  * over every prefix and chunk tile of every sequence and KV head: the K/V
  * tiles and the per-token scalars bit for bit; the grouped-unit form
  * (Spec::kExtendUnitGroup 4, the default: four units of a token per
- * thread) the same. */
+ * thread) the same; the ping-pong CTAs' raw chunk tiles
+ * (issueRawChunkTensor) against the inputs' rows. */
 static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &prefix,
                           const std::vector<int32_t> &cu, int batch) {
   using KInfo = tq::TensorInfo<Spec, true>;
@@ -76,7 +77,7 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
   static uint32_t lutK[ed::UnitLut<KInfo>::kWords], lutV[ed::UnitLut<VInfo>::kWords];
   static float levK[KInfo::kLevels], levV[VInfo::kLevels];
   static uint16_t tileL[2][2 * BN * D], tileP[2][2 * BN * D], tileG[2][2 * BN * D], tileA[2][2 * BN * D];
-  static float scL[4][2][BN], scP[4][2][BN], scG[4][2][BN], scA[2][2][BN];
+  static float scL[4][2][BN], scP[4][2][BN], scG[4][2][BN];
   int bad = 0, tiles = 0;
   // Laid out as the warp-specialized kernel is (TQ_EXTEND_PRODUCER_WARPS):
   // threads NT..2NT-1 stage the lean and grouped forms with their index
@@ -110,8 +111,6 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
             std::fill(&tileP[i & 1][0], &tileP[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
             std::fill(&tileG[i & 1][0], &tileG[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
             std::fill(&tileA[i & 1][0], &tileA[i & 1][0] + 2 * BN * D, uint16_t(0xAAAA));
-            for (int f = 0; f < 2; ++f)
-              std::fill(&scA[f][i & 1][0], &scA[f][i & 1][0] + BN, -1.f);
           }
           tq::barrier();
           auto at = [&](uint16_t *t) {
@@ -123,8 +122,8 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
             grouped.issue(i, at(tileG[i & 1]));
             grouped.stage(i, at(tileG[i & 1]), lutK, lutV, scG[0], scG[1], scG[2], scG[3]);
             if (lean.isChunk(i)) { // the ping-pong producer's chunk tiles
-              lean.template issueChunkTensor<false>(i, at(tileA[i & 1]), scA[0][i & 1]);
-              lean.template issueChunkTensor<true>(i, at(tileA[i & 1]), scA[1][i & 1]);
+              lean.template issueRawChunkTensor<tq::bf16_t, false>(i, at(tileA[i & 1]));
+              lean.template issueRawChunkTensor<tq::bf16_t, true>(i, at(tileA[i & 1]));
             }
           } else {
             plain.issue(i, at(tileP[i & 1]));
@@ -142,16 +141,19 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
                 printf("seq %d head %d tile %d: grouped units: half %d (token %d) %04x, mma.sync form %04x\n", b,
                        kvh, i, j, (j / D) % BN, tileG[i & 1][j], tileP[i & 1][j]);
             }
-            for (int j = 0; lean.isChunk(i) && j < 2 * BN * D; ++j)
-              if (tileA[i & 1][j] != tileP[i & 1][j] && bad++ < 3)
-                printf("seq %d head %d tile %d: cp.async-only chunk copy: half %d (token %d) %04x, mma.sync form "
-                       "%04x\n", b, kvh, i, j, (j / D) % BN, tileA[i & 1][j], tileP[i & 1][j]);
-            for (int f = 0; lean.isChunk(i) && f < 2; ++f)
-              for (int t = 0; t < BN; ++t)
-                if (std::memcmp(&scA[f][i & 1][t], &scP[2 * f][i & 1][t], 4) != 0 &&
-                    (t < n || scA[f][i & 1][t] != 0.f) && bad++ < 3)
-                  printf("seq %d head %d tile %d: cp.async-only chunk scale %d of token %d %g, mma.sync form %g\n",
-                         b, kvh, i, f, t, scA[f][i & 1][t], scP[2 * f][i & 1][t]);
+            // The raw chunk tile: the inputs' rows of its tokens, zeros past
+            // the chunk's end.
+            for (int j = 0; lean.isChunk(i) && j < 2 * BN * D; ++j) {
+              const bool value = j >= BN * D;
+              const int nn = (j / D) % BN, tok = cu[b] + lean.start(i) + nn;
+              const auto *src = static_cast<const uint16_t *>(value ? a.value : a.key);
+              const int64_t st = value ? a.value_stride_token : a.key_stride_token;
+              const int64_t sh = value ? a.value_stride_head : a.key_stride_head;
+              const uint16_t want = nn < n ? src[tok * st + kvh * sh + j % D] : 0;
+              if (tileA[i & 1][j] != want && bad++ < 3)
+                printf("seq %d head %d tile %d: raw chunk copy: half %d (token %d) %04x, input %04x\n", b, kvh, i,
+                       j, nn, tileA[i & 1][j], want);
+            }
             for (int f = 0; f < 4; ++f)
               for (int t = 0; t < BN; ++t)
                 if ((std::memcmp(&scL[f][i & 1][t], &scP[f][i & 1][t], 4) != 0 ||
@@ -181,6 +183,7 @@ static int checkRowBatches(const tq_extend_args &a, std::mt19937_64 &rng) {
   namespace ed = tq::extend_detail;
   constexpr int D = Spec::kHeadDim, E = D / 32, R = Pl::kRows, kTok = Pl::kTokTile;
   static uint32_t q16[R][D / 2], q1[R][D / 2];
+  static uint16_t qRaw[R][D];
   static float f16[R], f1[R], s16[R], s1[R];
   int bad = 0;
   const int tiles = (a.max_tokens + kTok - 1) / kTok + a.max_batch;
@@ -197,10 +200,25 @@ static int checkRowBatches(const tq_extend_args &a, std::mt19937_64 &rng) {
       ed::stageQueries<Spec, tq::bf16_t, 1>(a, kvh, row0, tok0, ntok, rot, f1, s1,
           [&](int r, int col, uint32_t h2) { q1[r][col / 2] = h2; });
     });
+    // The ping-pong CTAs' raw query copy (one warp's share of it here).
+    std::memset(qRaw, 0xAA, sizeof qRaw);
+    emu::runCta(x, kvh, 0, 32, [&] {
+      ed::issueRawQueries<Spec, tq::bf16_t, R, 32>(a, kvh, row0, tok0, ntok, tq::threadIndex(),
+                                                   [&](int r, int c) { return &qRaw[r][8 * c]; });
+    });
+    constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
     for (int r = 0; r < R; ++r) {
       const bool same = !memcmp(q16[r], q1[r], sizeof q1[r]) && !memcmp(&f16[r], &f1[r], 4) &&
                         (!tq::TensorInfo<Spec, true>::kHasZero || !memcmp(&s16[r], &s1[r], 4));
       if (!same && bad++ < 3) printf("query tile %d head %d row %d: 16-row batch differs\n", x, kvh, r);
+      const auto *q = static_cast<const uint16_t *>(a.query);
+      for (int i = 0; i < D; ++i) {
+        const int tk = r / G;
+        const uint16_t want = tk < ntok ? q[(row0 + tok0 + tk) * a.query_stride_token +
+                                            (kvh * G + r % G) * a.query_stride_head + i] : 0;
+        if (qRaw[r][i] != want && bad++ < 3)
+          printf("query tile %d head %d row %d: raw copy %04x at %d, input %04x\n", x, kvh, r, qRaw[r][i], i, want);
+      }
     }
   }
   static float xs[16][32][E], xr[16][32][E];
@@ -220,7 +238,7 @@ static int checkRowBatches(const tq_extend_args &a, std::mt19937_64 &rng) {
     }
   });
   if (memcmp(xs, xr, sizeof xs) && bad++ < 3) printf("16-row inverse rotation differs from one row at a time\n");
-  printf("%s batched query staging and un-rotation (sm_90a path): %s\n", PRESET, bad ? "FAIL" : "ok");
+  printf("%s batched query staging, raw query copy and un-rotation (sm_90a path): %s\n", PRESET, bad ? "FAIL" : "ok");
   return bad;
 }
 

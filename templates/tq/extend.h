@@ -584,32 +584,38 @@ struct KvTileStream {
     }
   }
 
-  /* Ping-pong's chunk tiles (lean form): tile i's key or value rows and
-   * their prep scales by cp.async only, zeros past the chunk's end, so the
-   * producer never waits for them (copyAsyncArrive hands the tile over
-   * once they land). */
-  template <bool IsValue, class Dst>
-  TQ_INLINE void issueChunkTensor(int i, Dst dst, float *scales) {
+  /* The chunk-only CTAs' tiles (lean form, no prefix): tile i's key or
+   * value rows straight from the extend's own 16-bit inputs (a.key /
+   * a.value, T), by cp.async only, zeros past the chunk's end, so the
+   * producer never waits for them (copyAsyncArrive hands the tile over once
+   * they land). Without a prefix nothing is rotated (chunkRotated) and the
+   * tensor cores take the inputs' own type, so the prep's fp16 rows and
+   * scales are not needed: the prep skips those rows (ExtendRawChunkRows). */
+  template <class T, bool IsValue, class Dst>
+  TQ_INLINE void issueRawChunkTensor(int i, Dst dst) {
     static_assert(kLean, "the wgmma kernel's form");
     const int s0 = start(i), cnt = count(i);
     const int nn0 = tid / UPR, c = tid % UPR;
-    const int64_t base = (int64_t(row0 + s0) * H + kvh) * D;
-    const uint16_t *w = ChunkWs<Spec>::rows(a, IsValue) + base;
+    const int64_t st = IsValue ? a.value_stride_token : a.key_stride_token;
+    const int64_t sh = IsValue ? a.value_stride_head : a.key_stride_head;
+    // Token s0 (the tile's first: cnt >= 1) is the address a zero fill
+    // names: valid, nothing read.
+    const T *w = static_cast<const T *>(IsValue ? a.value : a.key) +
+                 int64_t(row0 + s0) * st + int64_t(kvh) * sh + c * 8;
     uint16_t *const d0 = dst(nn0, c, IsValue);
+    // The source steps by kStep rows from unit to unit: one running
+    // pointer (per-unit offsets nn·st, all live at once, spilled the
+    // 88-register producer).
+    const int64_t step = int64_t(kStep) * st;
+    const T *src = w + int64_t(nn0) * st;
     TQ_UNROLL
     for (int k = 0; k < UPT; ++k) {
       const int nn = nn0 + k * kStep;
       if (nn >= BN)
         break;
-      const bool in = nn < cnt; // else a valid address, nothing read
-      copyAsync16Fill(d0 + k * kStep * RowPitch,
-                      w + (in ? int64_t(nn) * H * D + c * 8 : 0), in ? 16u : 0u);
-    }
-    if (tid < BN) {
-      const bool in = tid < cnt;
-      const float *sc = ChunkWs<Spec>::scales(a, IsValue) +
-                        int64_t(row0 + s0 + (in ? tid : 0)) * H + kvh;
-      copyAsync4Fill(scales + tid, sc, in ? 4u : 0u);
+      const bool in = nn < cnt;
+      copyAsync16Fill(d0 + k * kStep * RowPitch, in ? src : w, in ? 16u : 0u);
+      src += step;
     }
   }
 
@@ -779,6 +785,34 @@ TQ_INLINE void stageQueries(const tq_extend_args &a, int kvh, int row0,
         rowQs[r0 + b] = qsum[b];
       }
     }
+  }
+}
+
+/* The chunk-only CTAs' query rows (stageQueries's rows: row r = chunk token
+ * r / G, query head kvh·G + r % G) as they are, by cp.async: the tensor
+ * cores take the inputs' own 16-bit type there and the softmax applies
+ * scale·log2(e) (the row factor), so there is nothing to compute. Thread
+ * tid of kThreads copies the 16-byte units u = tid + k·kThreads (row
+ * u / (D/8), unit u % (D/8)) to dst(r, c); padding rows are zeros. */
+template <class Spec, class T, int kRows, int kThreads, class Dst>
+TQ_INLINE void issueRawQueries(const tq_extend_args &a, int kvh, int row0,
+                               int tok0, int ntok, int tid, Dst dst) {
+  constexpr int UPR = Spec::kHeadDim / 8;
+  constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  static_assert(kRows * UPR % kThreads == 0, "whole passes of the threads");
+  // The tile's first row is the address a zero fill names (ntok >= 1).
+  const T *q = static_cast<const T *>(a.query) +
+               int64_t(row0 + tok0) * a.query_stride_token +
+               int64_t(kvh * G) * a.query_stride_head;
+  TQ_UNROLL
+  for (int k = 0; k < kRows * UPR / kThreads; ++k) {
+    const int u = tid + k * kThreads, r = u / UPR, c = u % UPR, tk = r / G;
+    const bool in = tk < ntok;
+    copyAsync16Fill(dst(r, c),
+                    q + (in ? int64_t(tk) * a.query_stride_token +
+                                  int64_t(r % G) * a.query_stride_head + c * 8
+                            : 0),
+                    in ? 16u : 0u);
   }
 }
 
@@ -1023,14 +1057,18 @@ TQ_INLINE void scoresToProbsMasked(float (&s)[NTL][4], const float (&rf)[2],
   }
 }
 
-/* The m16n8k16 A fragment of probabilities for tokens 16kv..16kv+15. */
-template <int NTL>
+/* The m16n8k16 A fragment of probabilities for tokens 16kv..16kv+15, in
+ * fp16 (bf16 where Bf16: the wgmma kernel's raw bf16 chunk tiles). */
+template <bool Bf16 = false, int NTL>
 TQ_INLINE void probFragment(const float (&s)[NTL][4], int kv,
                             uint32_t (&pa)[4]) {
-  pa[0] = packHalf2(s[2 * kv][0], s[2 * kv][1]);
-  pa[1] = packHalf2(s[2 * kv][2], s[2 * kv][3]);
-  pa[2] = packHalf2(s[2 * kv + 1][0], s[2 * kv + 1][1]);
-  pa[3] = packHalf2(s[2 * kv + 1][2], s[2 * kv + 1][3]);
+  auto pack = [](float lo, float hi) {
+    return Bf16 ? packBf16x2(lo, hi) : packHalf2(lo, hi);
+  };
+  pa[0] = pack(s[2 * kv][0], s[2 * kv][1]);
+  pa[1] = pack(s[2 * kv][2], s[2 * kv][3]);
+  pa[2] = pack(s[2 * kv + 1][0], s[2 * kv + 1][1]);
+  pa[3] = pack(s[2 * kv + 1][2], s[2 * kv + 1][3]);
 }
 
 /* Epilogue: the rows' sums over the quad, the output normalized plus the
@@ -1160,6 +1198,29 @@ TQ_INLINE void prepHead(const tq_extend_args &a, int row, int h, bool live,
 }
 } // namespace extend_detail
 
+/* The extend Spec's kExtendWgmma (absent: false): the compiler chose the
+ * warpgroup-mma kernel (extend_wgmma.h, sm_90a). */
+template <class Spec, class = void> struct ExtendUsesWgmma {
+  static constexpr bool value = false;
+};
+template <class Spec>
+struct ExtendUsesWgmma<Spec, store_detail::VoidT<decltype(Spec::kExtendWgmma)>> {
+  static constexpr bool value = Spec::kExtendWgmma;
+};
+
+template <class Spec> struct ExtendWgmmaPlan;
+/* Whether the attention reads the rows of sequences without a prefix from
+ * the extend's inputs itself (the wgmma kernel's chunk-only CTAs:
+ * KvTileStream::issueRawChunkTensor), so the prep writes no workspace rows
+ * for them. */
+template <class Spec, bool = ExtendUsesWgmma<Spec>::value>
+struct ExtendRawChunkRows {
+  static constexpr bool value = false;
+};
+template <class Spec> struct ExtendRawChunkRows<Spec, true> {
+  static constexpr bool value = ExtendWgmmaPlan<Spec>::kRawChunkCtas;
+};
+
 /* Kernel 1. Grid (ceil(max_tokens / kExtendPrepTileTokens), 1, 1),
  * kExtendPrepWarps (W) warps: CTA x takes chunk rows [x·kTile, x·kTile +
  * kTile), warp w rows x·kTile + w + W·j. A warp holds one row at a time in
@@ -1211,15 +1272,25 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
         key + row * a.key_stride_token, a.key_stride_head,
         value + row * a.value_stride_token, a.value_stride_head, h, wk, wv);
   };
+  // Rows of sequences without a prefix need no workspace row where the
+  // attention reads them itself (ExtendRawChunkRows); without a store
+  // they need nothing, so the sequence lookup comes before the loads.
+  constexpr bool kRawRows = ExtendRawChunkRows<Spec>::value;
+  const bool lookupFirst = kRawRows && !storing;
   uint32_t wk[kPerWarp][E / 2], wv[kPerWarp][E / 2];
   int64_t slot[kPerWarp];
+  bool rot[kPerWarp];
   const int h0 = store_detail::roundHead<Spec>(0, g);
   TQ_UNROLL
   for (int j = 0; j < kPerWarp; ++j) {
     const int row = first + warp + W * j;
     slot[j] = -1;
+    rot[j] = false;
     if (row < total) {
-      load(row, h0, wk[j], wv[j]);
+      if (lookupFirst)
+        rot[j] = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
+      if (!lookupFirst || rot[j])
+        load(row, h0, wk[j], wv[j]);
       if (storing)
         slot[j] = a.slot_mapping[row];
     }
@@ -1229,13 +1300,20 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
     const int row = first + warp + W * j;
     if (row >= total) // uniform over the warp; later rows are beyond too
       break;
-    const bool rotated = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
+    const bool rotated =
+        lookupFirst ? rot[j]
+                    : chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
+    const bool prep = rotated || !kRawRows; // a workspace row
+    if (!prep && slot[j] < 0) // uniform over the warp
+      continue;
     auto round = [&](int r0, const uint32_t(&rk)[E / 2],
                      const uint32_t(&rv)[E / 2]) {
       const bool live = store_detail::roundHeadLive<Spec>(r0, g);
       const int h = store_detail::roundHead<Spec>(r0, g);
-      prepHead<Spec, T, false>(a, row, h, live, rotated, rk);
-      prepHead<Spec, T, true>(a, row, h, live, rotated, rv);
+      if (prep) {
+        prepHead<Spec, T, false>(a, row, h, live, rotated, rk);
+        prepHead<Spec, T, true>(a, row, h, live, rotated, rv);
+      }
       if (slot[j] >= 0) // uniform over the warp
         store_detail::storeRoundWords<Spec, T>(
             sPairMasks, sKeyBook, sValueBook, sCodes[warp * GPW + g],
@@ -1451,15 +1529,6 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
 
 namespace tq {
 
-/* The extend Spec's kExtendWgmma (absent: false): the compiler chose the
- * warpgroup-mma kernel (extend_wgmma.h, sm_90a). */
-template <class Spec, class = void> struct ExtendUsesWgmma {
-  static constexpr bool value = false;
-};
-template <class Spec>
-struct ExtendUsesWgmma<Spec, store_detail::VoidT<decltype(Spec::kExtendWgmma)>> {
-  static constexpr bool value = Spec::kExtendWgmma;
-};
 
 /* Kernel 2: the attention, on the tensor-core path the compiler chose. */
 template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {

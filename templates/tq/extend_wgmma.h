@@ -87,6 +87,10 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr bool kChunkOnlyCtas = false;
 #endif
   static constexpr bool kChunkPingPong = NW == 8;
+  // Ping-pong CTAs also read their chunk from the extend's inputs
+  // (issueRawQueries, KvTileStream::issueRawChunkTensor: 16-bit rows as
+  // they are, bf16 or fp16 products), not from the prep's workspace.
+  static constexpr bool kRawChunkCtas = kChunkOnlyCtas && kChunkPingPong;
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -197,6 +201,10 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   constexpr bool kSpecialized = Pl::NP > 0;
   static_assert(!kChunkOnly || kSpecialized, "chunk-only CTAs: specialized");
   constexpr bool kPingPong = kChunkOnly && Pl::kChunkPingPong;
+  // Ping-pong CTAs take the chunk's queries, keys and values as the inputs
+  // hold them (Pl::kRawChunkCtas): the products in the inputs' type.
+  static_assert(!kPingPong || Pl::kRawChunkCtas, "ping-pong reads raw rows");
+  constexpr bool kBf16 = kPingPong && DType<T>::kIsBf16;
   constexpr int kProducerRegs =
       kChunkOnly ? Pl::kChunkProducerRegs : Pl::kProducerRegs;
   constexpr int kConsumerRegs =
@@ -227,22 +235,16 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // written buffer s (its kProducerThreads arrivals), empty[s] when every
   // consumer thread has finished reading it.
   TQ_SHARED uint64_t sFull[2], sEmpty[2];
-  // Ping-pong (kPingPong): sFull / sEmpty guard the key tiles and their
-  // scalars, these the value tiles (a key tile is refilled while its value
-  // tile still waits for its product); the chunk tiles' zero points are
-  // sZeroCols.
-  TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1];
-  TQ_SHARED TQ_ALIGN(16) float sZeroCols[kPingPong ? BN : 1];
+  // Ping-pong (kPingPong): sFull / sEmpty guard the key tiles, these the
+  // value tiles (a key tile is refilled while its value tile still waits
+  // for its product); sQFull the queries the producer copies.
+  TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1],
+      sQFull;
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
   TQ_SHARED TQ_ALIGN(16) uint32_t sUnitScales[2][4];
 
-  if constexpr (kPingPong) {
-    if (warp == Pl::NW + 1)
-      for (int c = lane; c < BN; c += kWarpSize)
-        sZeroCols[c] = 0.f;
-  }
   if (warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
       fillUnitLut<KInfo>(sLutK, Spec::keyLevels());
@@ -260,6 +262,8 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           barrierInit(&sEmptyV[i], NT);
         }
       }
+      if constexpr (kPingPong)
+        barrierInit(&sQFull, Pl::kProducerThreads);
       fenceBarrierInit();
     }
   }
@@ -279,8 +283,9 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // causal chunk's CTA walks ~16 tiles, and the queries' loads and
     // rotation before its first tile were a quarter of its time
     // (session 22's ncu).
+    // Ping-pong CTAs: the producer copies the queries (sQFull).
     barrier();
-    if (!producer) {
+    if (!producer && !kPingPong) {
       queries();
       namedBarrier(1, NT);
     }
@@ -304,6 +309,12 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     if (producer) {
       // --- Producer: tile i into buffer i % 2 once its consumers are done
       // with tile i - 2; a prefix tile's loads are issued one tile ahead.
+      if constexpr (kPingPong) {
+        issueRawQueries<Spec, T, kRows, Pl::kProducerThreads>(
+            a, kvh, row0, tok0, ntok, threadIndex() - NT,
+            [&](int r, int c) { return sQ + swizzledUnit(kRows, r, c); });
+        copyAsyncArrive(&sQFull);
+      }
       prefetchLaterQueries<Spec, T, kTok>(a, threadIndex() - NT,
                                           Pl::kProducerThreads);
       lowerRegisters<kProducerRegs>();
@@ -317,17 +328,16 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
         tiles.issue(0, unitAt(0));
       if constexpr (kPingPong) {
         // Chunk tiles only (no prefix), each tensor into its buffer once
-        // its consumers are done with it, handed over as the copies land.
-        if (numTiles > 0)
-          waitForChunkRows(); // the prep's workspace, first read here
+        // its consumers are done with it, handed over as the copies land;
+        // the inputs' rows, so nothing waits for the prep.
         for (int i = 0; i < numTiles; ++i) {
           const int buf = i & 1;
           const uint32_t freed = ((i >> 1) & 1) ^ 1;
           barrierWait(&sEmpty[buf], freed);
-          tiles.template issueChunkTensor<false>(i, unitAt(i), sKs[buf]);
+          tiles.template issueRawChunkTensor<T, false>(i, unitAt(i));
           copyAsyncArrive(&sFull[buf]);
           barrierWait(&sEmptyV[buf], freed);
-          tiles.template issueChunkTensor<true>(i, unitAt(i), sVs[buf]);
+          tiles.template issueRawChunkTensor<T, true>(i, unitAt(i));
           copyAsyncArrive(&sFullV[buf]);
         }
         copyAsyncWait<0>(); // no copy outlives its thread
@@ -359,8 +369,9 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) {
     const int r = warp * 16 + g + 8 * i;
-    rf[i] = sRowF[r];
-    qs[i] = sRowQs[r];
+    // Raw queries (ping-pong): the whole factor in the softmax's fma.
+    rf[i] = kPingPong ? a.scale * kLog2e : sRowF[r];
+    qs[i] = kPingPong ? 0.f : sRowQs[r];
     rTok[i] = r / Pl::G < ntok ? tok0 + r / Pl::G : -1; // -1: padding row
   }
 
@@ -399,7 +410,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     TQ_UNROLL
     for (int kk = 0; kk < D / 16; ++kk) {
       const uint32_t inBlock = uint32_t((kk & 3) * 32);
-      wgmmaSS<BN>(s,
+      wgmmaSS<BN, kBf16>(s,
                   wgmmaDescAdvance(qDesc, (kk >> 2) * kRows * 128 + inBlock),
                   wgmmaDescAdvance(kDesc, (kk >> 2) * BN * 128 + inBlock),
                   kk > 0);
@@ -408,22 +419,20 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   };
   // Tile i's softmax on S (waited for) into P's A fragments, scaled by
   // the value scales; o rescaled where a row's maximum moved (o must be
-  // ours: no O += P·V in flight). kz / vz: the tile's zero points;
-  // releaseKeys: arrive on the key tile's empty barrier once its scalars
-  // are read (ping-pong).
+  // ours: no O += P·V in flight). kz / vz: the tile's zero points.
   auto softmaxTile = [&](int i, bool unit, const float *kz, const float *vz,
-                         bool releaseKeys, uint32_t (&pa)[VS][4]) {
+                         uint32_t (&pa)[VS][4]) {
     const int buf = i & 1;
     float corr[2];
     if (!unit)
       scaleColumns(s, sKs[buf], t);
-    const bool rescale = scoresToProbs<KInfo::kHasZero, VInfo::kHasZero>(
+    // Raw chunk tiles (ping-pong) have no zero points.
+    const bool rescale = scoresToProbs<KInfo::kHasZero && !kPingPong,
+                                       VInfo::kHasZero && !kPingPong>(
         s, rf, qs, rTok, kz, vz, tiles.count(i), tiles.isChunk(i),
         tiles.start(i), t, m, l, zb, corr);
     if (!unit)
       scaleColumns(s, sVs[buf], t);
-    if (releaseKeys)
-      barrierArrive(&sEmpty[buf]);
     if (rescale) {
       TQ_UNROLL
       for (int j = 0; j < OT; ++j) {
@@ -433,7 +442,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     }
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
-      probFragment(s, kv, pa[kv]);
+      probFragment<kBf16>(s, kv, pa[kv]);
   };
   // O += P·V over buffer buf's value tile (issued, not waited for).
   auto issueValues = [&](int buf, const uint32_t (&pa)[VS][4]) {
@@ -441,14 +450,14 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     wgmmaFence();
     TQ_UNROLL
     for (int kv = 0; kv < VS; ++kv)
-      wgmmaRS<D>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
+      wgmmaRS<D, kBf16>(o, pa[kv], wgmmaDescAdvance(vDesc, kv * 16 * 128), true);
     wgmmaCommit();
   };
   auto attendTile = [&](int i, bool unit) {
     wgmmaWait<0>();
     wgmmaPin(s);
     uint32_t pa[VS][4];
-    softmaxTile(i, unit, sKz[i & 1], sVz[i & 1], false, pa);
+    softmaxTile(i, unit, sKz[i & 1], sVz[i & 1], pa);
     issueValues(i & 1, pa);
   };
   auto unitTile = [&](int i) {
@@ -462,56 +471,49 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // warpgroup w issues O += P(i-1)·V(i-1) and S(i) back to back in its
     // turn (named barrier 2 + w), hands the turn over, and runs softmax(i)
     // while the other warpgroup's products keep the tensor cores busy.
-    // Groups complete in order, so S(i)'s wait also finds P(i-1)·V(i-1) done: o is ours for
-    // the rescale, value tile i - 1 is released. P(i - 1)'s fragments stay
-    // untouched until that wait (the tensor cores read them). Key tile i
-    // (and the scalars) is released after softmax(i).
+    // Groups complete in order, so S(i)'s wait also finds P(i-1)·V(i-1)
+    // done: o is ours for the rescale, key tile i and value tile i - 1 are
+    // released. P(i - 1)'s fragments stay untouched until that wait (the
+    // tensor cores read them).
     constexpr int kTurn = 2 * 128;
     uint32_t pa[VS][4];
     auto passTurn = [&](bool last) {
       if (wg == 0 || !last) // warpgroup 1's last turn has no taker
         namedBarrierArrive(2 + (wg ^ 1), kTurn);
     };
-    // A chunk tile whose prep scales are all 1 (or 0 past its end) needs no
-    // per-column multiplies; every warp reads all BN of them.
-    auto unitChunk = [&](int buf) {
-      auto unitOrZero = [](float x) { return x == 1.f || x == 0.f; };
-      bool ok = true;
-      if constexpr (BN == 4 * kWarpSize) { // one 16-byte load per tensor
-        const float4 k4 = reinterpret_cast<const float4 *>(sKs[buf])[lane];
-        const float4 v4 = reinterpret_cast<const float4 *>(sVs[buf])[lane];
-        ok = unitOrZero(k4.x) && unitOrZero(k4.y) && unitOrZero(k4.z) &&
-             unitOrZero(k4.w) && unitOrZero(v4.x) && unitOrZero(v4.y) &&
-             unitOrZero(v4.z) && unitOrZero(v4.w);
-      } else {
-        for (int c = lane; c < BN; c += kWarpSize)
-          ok = ok && unitOrZero(sKs[buf][c]) && unitOrZero(sVs[buf][c]);
-      }
-      return !anyLane(!ok);
+    // Value tile i - 1 must have landed before its product is issued (in
+    // turn i), not before softmax(i - 1): that waits only for key tile i.
+    auto valuesLanded = [&](int i) {
+      barrierWait(&sFullV[i & 1], (i >> 1) & 1);
+      fenceProxyAsyncShared(); // copied by cp.async, read by the tensor cores
     };
+    barrierWait(&sQFull, 0); // the queries, copied by the producer
     if (wg == 1 && numTiles > 0)
       namedBarrierArrive(2, kTurn); // warpgroup 0 goes first
     for (int i = 0; i < numTiles; ++i) {
       const int buf = i & 1;
-      const uint32_t filled = (i >> 1) & 1;
-      barrierWait(&sFull[buf], filled);
-      fenceProxyAsyncShared(); // copied by cp.async, read by the tensor cores
+      barrierWait(&sFull[buf], (i >> 1) & 1);
+      fenceProxyAsyncShared();
+      if (i > 0)
+        valuesLanded(i - 1);
       namedBarrier(2 + wg, kTurn);
       if (i > 0)
         issueValues((i - 1) & 1, pa);
       issueScores(buf);
       passTurn(false);
-      barrierWait(&sFullV[buf], filled);
-      fenceProxyAsyncShared();
-      const bool unit = unitChunk(buf);
       wgmmaWait<0>();
       wgmmaPin(s);
       wgmmaPin(o);
+      // S(i) and P(i-1)·V(i-1) are done: key tile i and value tile i - 1
+      // are read (raw rows: no scalars for the softmax to read).
+      barrierArrive(&sEmpty[buf]);
       if (i > 0)
         barrierArrive(&sEmptyV[(i - 1) & 1]);
-      softmaxTile(i, unit, sZeroCols, sZeroCols, true, pa);
+      // Unit scales, no zero points (sKz / sVz unread).
+      softmaxTile(i, true, sKz[0], sVz[0], pa);
     }
     if (numTiles > 0) {
+      valuesLanded(numTiles - 1);
       namedBarrier(2 + wg, kTurn);
       issueValues((numTiles - 1) & 1, pa);
       passTurn(true);
@@ -519,6 +521,10 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       wgmmaPin(o);
       barrierArrive(&sEmptyV[(numTiles - 1) & 1]);
     }
+    // Every CTA of the grid waits for the prep before it ends, so that the
+    // attention's completion still implies the prep's (its workspace rows
+    // and fused store) for whatever the stream runs next.
+    waitForChunkRows();
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.

@@ -88,118 +88,108 @@ template <int N> TQ_INLINE void wgmmaPin(float (&d)[N][4]) {
       asm volatile("" : "+f"(d[j][e])::"memory");
 }
 
-/* d (+)= A·B, fp16 operands, fp32 accumulation, d[j][e] = accumulator
- * element 4j + e; accumulate = false overwrites d. SS: A and B K-major in
- * shared memory. RS: A in registers, B MN-major (trans-b) in shared memory.
- * N = 64 or 128 (wgmmaSS<N>, wgmmaRS<N> pick). */
-TQ_INLINE void wgmmaSS64(float (&d)[8][4], uint64_t descA, uint64_t descB, bool accumulate) {
-  asm volatile(
-      "{ .reg .pred p;\n\t"
-      "setp.ne.b32 p, %34, 0;\n\t"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-      "{"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-      "}, %32, %33, p, 1, 1, 0, 0; }"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
-        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-        "+f"(d[7][2]), "+f"(d[7][3])
-      : "l"(descA), "l"(descB), "r"(uint32_t(accumulate))
-      : "memory");
-}
+/* d (+)= A·B, 16-bit operands (fp16, or bf16 where Bf16), fp32
+ * accumulation, d[j][e] = accumulator element 4j + e; accumulate = false
+ * overwrites d. SS: A and B K-major in shared memory. RS: A in registers, B
+ * MN-major (trans-b) in shared memory. N = 64 or 128 (wgmmaSS<N>,
+ * wgmmaRS<N> pick). The two element types' asm statements differ only in
+ * the type's name: each shape's is one macro over it. */
+#define TQ_WGMMA_OUT8 \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), \
+  "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
+  "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), \
+  "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
+  "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), \
+  "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
+  "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), \
+  "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+#define TQ_WGMMA_OUT16 \
+  TQ_WGMMA_OUT8, "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), \
+  "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), \
+  "+f"(d[9][3]), "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), \
+  "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), \
+  "+f"(d[11][3]), "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), \
+  "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), \
+  "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), \
+  "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), \
+  "+f"(d[15][3])
+#define TQ_WGMMA_ACC32 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11," \
+  " %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23," \
+  " %24, %25, %26, %27, %28, %29, %30, %31}"
+#define TQ_WGMMA_ACC64 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11," \
+  " %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23," \
+  " %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35," \
+  " %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59," \
+  " %60, %61, %62, %63}"
+#define TQ_WGMMA_SS64(TY)                                                    \
+  asm volatile("{ .reg .pred p;\n\tsetp.ne.b32 p, %34, 0;\n\t"               \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " "  \
+               TQ_WGMMA_ACC32 ", %32, %33, p, 1, 1, 0, 0; }" \
+               : TQ_WGMMA_OUT8                                              \
+               : "l"(descA), "l"(descB), "r"(uint32_t(accumulate))          \
+               : "memory")
+#define TQ_WGMMA_SS128(TY)                                                   \
+  asm volatile("{ .reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"               \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " " \
+               TQ_WGMMA_ACC64 ", %64, %65, p, 1, 1, 0, 0; }" \
+               : TQ_WGMMA_OUT16                                             \
+               : "l"(descA), "l"(descB), "r"(uint32_t(accumulate))          \
+               : "memory")
+#define TQ_WGMMA_RS64(TY)                                                    \
+  asm volatile("{ .reg .pred p;\n\tsetp.ne.b32 p, %37, 0;\n\t"               \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " "  \
+               TQ_WGMMA_ACC32 ", {%32, %33, %34, %35}, %36, p, 1, 1, 1; }" \
+               : TQ_WGMMA_OUT8                                              \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB),     \
+                 "r"(uint32_t(accumulate))                                  \
+               : "memory")
+#define TQ_WGMMA_RS128(TY)                                                   \
+  asm volatile("{ .reg .pred p;\n\tsetp.ne.b32 p, %69, 0;\n\t"               \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " " \
+               TQ_WGMMA_ACC64 ", {%64, %65, %66, %67}, %68, p, 1, 1, 1; }" \
+               : TQ_WGMMA_OUT16                                             \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB),     \
+                 "r"(uint32_t(accumulate))                                  \
+               : "memory")
 
-TQ_INLINE void wgmmaSS128(float (&d)[16][4], uint64_t descA, uint64_t descB, bool accumulate) {
-  asm volatile(
-      "{ .reg .pred p;\n\t"
-      "setp.ne.b32 p, %66, 0;\n\t"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-      "}, %64, %65, p, 1, 1, 0, 0; }"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
-        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-        "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
-        "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), "+f"(d[10][0]), "+f"(d[10][1]),
-        "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-        "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]),
-        "+f"(d[13][2]), "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
-        "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
-      : "l"(descA), "l"(descB), "r"(uint32_t(accumulate))
-      : "memory");
-}
-
-TQ_INLINE void wgmmaRS64(float (&d)[8][4], const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
-  asm volatile(
-      "{ .reg .pred p;\n\t"
-      "setp.ne.b32 p, %37, 0;\n\t"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-      "{"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-      "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1; }"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
-        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-        "+f"(d[7][2]), "+f"(d[7][3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(uint32_t(accumulate))
-      : "memory");
-}
-
-TQ_INLINE void wgmmaRS128(float (&d)[16][4], const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
-  asm volatile(
-      "{ .reg .pred p;\n\t"
-      "setp.ne.b32 p, %69, 0;\n\t"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-      "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1; }"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
-        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-        "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
-        "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), "+f"(d[10][0]), "+f"(d[10][1]),
-        "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-        "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]),
-        "+f"(d[13][2]), "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
-        "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(uint32_t(accumulate))
-      : "memory");
-}
-
-template <int N>
+template <int N, bool Bf16 = false>
 TQ_INLINE void wgmmaSS(float (&d)[N / 8][4], uint64_t descA, uint64_t descB,
                        bool accumulate) {
   static_assert(N == 64 || N == 128, "wgmmaSS: N = 64 or 128");
-  if constexpr (N == 64)
-    wgmmaSS64(d, descA, descB, accumulate);
+  if constexpr (N == 64 && Bf16)
+    TQ_WGMMA_SS64("bf16");
+  else if constexpr (N == 64)
+    TQ_WGMMA_SS64("f16");
+  else if constexpr (Bf16)
+    TQ_WGMMA_SS128("bf16");
   else
-    wgmmaSS128(d, descA, descB, accumulate);
+    TQ_WGMMA_SS128("f16");
 }
-template <int N>
+template <int N, bool Bf16 = false>
 TQ_INLINE void wgmmaRS(float (&d)[N / 8][4], const uint32_t (&a)[4],
                        uint64_t descB, bool accumulate) {
   static_assert(N == 64 || N == 128, "wgmmaRS: N = 64 or 128");
-  if constexpr (N == 64)
-    wgmmaRS64(d, a, descB, accumulate);
+  if constexpr (N == 64 && Bf16)
+    TQ_WGMMA_RS64("bf16");
+  else if constexpr (N == 64)
+    TQ_WGMMA_RS64("f16");
+  else if constexpr (Bf16)
+    TQ_WGMMA_RS128("bf16");
   else
-    wgmmaRS128(d, a, descB, accumulate);
+    TQ_WGMMA_RS128("f16");
 }
+
+#undef TQ_WGMMA_SS64
+#undef TQ_WGMMA_SS128
+#undef TQ_WGMMA_RS64
+#undef TQ_WGMMA_RS128
+#undef TQ_WGMMA_OUT8
+#undef TQ_WGMMA_OUT16
+#undef TQ_WGMMA_ACC32
+#undef TQ_WGMMA_ACC64
 
 } // namespace tq
 
