@@ -82,8 +82,10 @@ template <class Spec> struct ExtendWgmmaPlan {
   // consumers in the general body (session 27's TQ_EXTEND_PINGPONG, ae3478b)
   // made the dequantizing producer spill and measured slower. Measured
   // (bench/results/2026-12-06-session28 run1, H100, k3v4): causal 4K
-  // 374.7 -> 299.2 us, 8K 1259.1 -> 1056.4. TQ_EXTEND_CHUNK_ONLY_CTAS=0
-  // turns them off (every CTA the general body: A/B runs).
+  // 374.7 -> 299.2 us, 8K 1259.1 -> 1056.4. The prep stores their rows
+  // when asked (their producer storing its CTA's own tokens, 3ab214d,
+  // measured slower: run2). TQ_EXTEND_CHUNK_ONLY_CTAS=0 turns them off
+  // (every CTA the general body: A/B runs).
 #ifdef TQ_EXTEND_CHUNK_ONLY_CTAS
   static constexpr bool kChunkOnlyCtas = TQ_EXTEND_CHUNK_ONLY_CTAS && NP > 0;
 #else
@@ -94,15 +96,6 @@ template <class Spec> struct ExtendWgmmaPlan {
   // (issueRawQueries, KvTileStream::issueRawChunkTensor: 16-bit rows as
   // they are, bf16 or fp16 products), not from the prep's workspace.
   static constexpr bool kRawChunkCtas = kChunkOnlyCtas && kChunkPingPong;
-  // Their producer also stores the CTA's own chunk tokens when asked
-  // (storeTileRows), since the prep does not read them; except with 4-bit
-  // Lloyd-Max keys at head_dim 128 (k4v4, k4v2), whose store spilled 24-64
-  // bytes there at every producer cap from 88 to 152 registers (ptxas; none
-  // without setmaxnreg): there the prep stores those rows.
-  static constexpr bool kChunkOnlyStores =
-      kRawChunkCtas &&
-      !(TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
-        TensorInfo<Spec, true>::kCodeBits == 4 && D == 128);
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -252,19 +245,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // for its product); sQFull the queries the producer copies.
   TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1],
       sQFull;
-  // Ping-pong CTAs store their own chunk tokens when asked (storeTileRows,
-  // the producer warpgroup): the store's shared tables, sized for it.
-  using StoreTb = store_detail::StoreTables<Spec, kPingPong ? Pl::NP : 1>;
-  constexpr int kStoreRows = kPingPong ? StoreTb::kGroups : 1;
-  TQ_SHARED store_detail::StoreReal<KInfo>
-      sKeyBook[kPingPong ? StoreTb::kKeyLevels : 1];
-  TQ_SHARED store_detail::StoreReal<VInfo>
-      sValueBook[kPingPong ? StoreTb::kValueLevels : 1];
-  TQ_SHARED uint8_t sCodes[kStoreRows][D];
-  TQ_SHARED float sResid[kPingPong ? Pl::NP : 1][StoreTb::kResid];
-  TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][kPingPong ? D / 2 : 1];
-  const bool storing = Pl::kChunkOnlyStores && kPingPong &&
-                       a.slot_mapping != nullptr;
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
@@ -308,11 +288,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // causal chunk's CTA walks ~16 tiles, and the queries' loads and
     // rotation before its first tile were a quarter of its time
     // (session 22's ncu).
-    if constexpr (kPingPong) {
-      if (storing && producer) // ordered before the store by the barrier
-        store_detail::fillStoreTables<Spec, Pl::NP, false>(
-            sKeyBook, sValueBook, sPairMasks, warp - Pl::NW);
-    }
     // Ping-pong CTAs: the producer copies the queries (sQFull).
     barrier();
     if (!producer && !kPingPong) {
@@ -359,10 +334,8 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       if constexpr (kPingPong) {
         // Chunk tiles only (no prefix), each tensor into its buffer once
         // its consumers are done with it, handed over as the copies land;
-        // the inputs' rows, so nothing waits for the prep. The CTA's own
-        // tokens are stored (when asked) once both buffers are in flight:
-        // the consumers are busy with them meanwhile.
-        auto issueTile = [&](int i) {
+        // the inputs' rows, so nothing waits for the prep.
+        for (int i = 0; i < numTiles; ++i) {
           const int buf = i & 1;
           const uint32_t freed = ((i >> 1) & 1) ^ 1;
           barrierWait(&sEmpty[buf], freed);
@@ -371,16 +344,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           barrierWait(&sEmptyV[buf], freed);
           tiles.template issueRawChunkTensor<T, true>(i, unitAt(i));
           copyAsyncArrive(&sFullV[buf]);
-        };
-        const int ahead = minInt(numTiles, 2); // both buffers free
-        for (int i = 0; i < ahead; ++i)
-          issueTile(i);
-        if (storing)
-          storeTileRows<Spec, T, Pl::NP>(a, kvh, row0, tok0, ntok,
-                                         warp - Pl::NW, sPairMasks, sKeyBook,
-                                         sValueBook, sCodes, sResid);
-        for (int i = ahead; i < numTiles; ++i)
-          issueTile(i);
+        }
         copyAsyncWait<0>(); // no copy outlives its thread
         return;
       }
