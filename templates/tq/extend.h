@@ -14,10 +14,15 @@
  *     them, so they are rotated once instead of once per tile. A sequence
  *     without a prefix is not rotated at all (chunkRotated: the rotation
  *     cancels between chunk rows), neither its rows nor its queries and
- *     outputs. With slot_mapping it also stores the chunk into the cache
- *     (the store kernel's code on the same words): a causal 4K chunk's
- *     store then adds 1.8-3.1 us to the extend, where the store kernel
- *     takes 15.7 (H100, bench/results/2026-12-06-session26).
+ *     outputs; where the attention reads such a sequence's rows from the
+ *     inputs itself (the sm_90a kernel: ExtendRawChunkRows) the prep
+ *     writes no workspace rows for it. With slot_mapping it also stores the
+ *     chunk into the cache (the store kernel's code on the same words): a
+ *     causal 4K chunk's store then adds 1.8-3.1 us to the extend where the
+ *     prep rotates and writes its rows anyway (mma.sync, and sm_90a before
+ *     session 28: bench/results/2026-12-06-session26), ~14.5 us where it
+ *     reads them for the store alone (sm_90a, no prefix: session 28 run1),
+ *     against 15.7 for the store kernel (H100).
  *  2. extend: FlashAttention-2 style. A CTA takes kRows = 16·kWarps query
  *     rows of one KV head: kTokTile = kRows / G consecutive chunk tokens ×
  *     the G query heads that share the KV head (GQA: one dequantized tile

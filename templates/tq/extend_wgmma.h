@@ -33,6 +33,16 @@
  * setmaxnreg splits the CTA's registers (producer 104-128 by the key
  * codes, consumers 184).
  *
+ * CTAs of a sequence without a prefix (ExtendWgmmaPlan::kChunkOnlyCtas)
+ * are their own instantiation: attention among the chunk's rows alone,
+ * where nothing is rotated (chunkRotated), so the producer copies the
+ * queries, keys and values straight from the extend's inputs by cp.async
+ * (issueRawQueries, KvTileStream::issueRawChunkTensor), the products run
+ * in the inputs' type (bf16 or fp16) with scale·log2(e) applied in the
+ * softmax, the prep writes no workspace rows for them, and the two
+ * consumer warpgroups take turns on the tensor cores (FA3's ping-pong:
+ * producer 88 / consumers 208 registers).
+ *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
  * or 128); compiler/lib/KernelConfig.cpp extendWgmmaSharedBytes computes
