@@ -1534,7 +1534,6 @@ TQ_DEVICE void extendMma(const tq_extend_args &a) {
 
 namespace tq {
 
-
 /* Kernel 2: the attention, on the tensor-core path the compiler chose. */
 template <class Spec, class T> TQ_DEVICE void extend(const tq_extend_args &a) {
   static_assert(ExtendPlan<Spec>::kSupported,

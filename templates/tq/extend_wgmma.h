@@ -215,10 +215,10 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   constexpr int OP = Pl::kOPitch;
   constexpr bool kSpecialized = Pl::NP > 0;
   static_assert(!kChunkOnly || kSpecialized, "chunk-only CTAs: specialized");
-  constexpr bool kPingPong = kChunkOnly && Pl::kChunkPingPong;
   // Ping-pong CTAs take the chunk's queries, keys and values as the inputs
-  // hold them (Pl::kRawChunkCtas): the products in the inputs' type.
-  static_assert(!kPingPong || Pl::kRawChunkCtas, "ping-pong reads raw rows");
+  // hold them (Pl::kRawChunkCtas, which the prep reads too): the products
+  // in the inputs' type.
+  constexpr bool kPingPong = kChunkOnly && Pl::kRawChunkCtas;
   constexpr bool kBf16 = kPingPong && DType<T>::kIsBf16;
   constexpr int kProducerRegs =
       kChunkOnly ? Pl::kChunkProducerRegs : Pl::kProducerRegs;
@@ -434,9 +434,8 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   };
   // Tile i's softmax on S (waited for) into P's A fragments, scaled by
   // the value scales; o rescaled where a row's maximum moved (o must be
-  // ours: no O += P·V in flight). kz / vz: the tile's zero points.
-  auto softmaxTile = [&](int i, bool unit, const float *kz, const float *vz,
-                         uint32_t (&pa)[VS][4]) {
+  // ours: no O += P·V in flight).
+  auto softmaxTile = [&](int i, bool unit, uint32_t (&pa)[VS][4]) {
     const int buf = i & 1;
     float corr[2];
     if (!unit)
@@ -444,7 +443,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // Raw chunk tiles (ping-pong) have no zero points.
     const bool rescale = scoresToProbs<KInfo::kHasZero && !kPingPong,
                                        VInfo::kHasZero && !kPingPong>(
-        s, rf, qs, rTok, kz, vz, tiles.count(i), tiles.isChunk(i),
+        s, rf, qs, rTok, sKz[buf], sVz[buf], tiles.count(i), tiles.isChunk(i),
         tiles.start(i), t, m, l, zb, corr);
     if (!unit)
       scaleColumns(s, sVs[buf], t);
@@ -472,7 +471,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     wgmmaWait<0>();
     wgmmaPin(s);
     uint32_t pa[VS][4];
-    softmaxTile(i, unit, sKz[i & 1], sVz[i & 1], pa);
+    softmaxTile(i, unit, pa);
     issueValues(i & 1, pa);
   };
   auto unitTile = [&](int i) {
@@ -524,8 +523,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       barrierArrive(&sEmpty[buf]);
       if (i > 0)
         barrierArrive(&sEmptyV[(i - 1) & 1]);
-      // Unit scales, no zero points (sKz / sVz unread).
-      softmaxTile(i, true, sKz[0], sVz[0], pa);
+      softmaxTile(i, true, pa); // unit scales, no zero points
     }
     if (numTiles > 0) {
       valuesLanded(numTiles - 1);
@@ -536,9 +534,10 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       wgmmaPin(o);
       barrierArrive(&sEmptyV[(numTiles - 1) & 1]);
     }
-    // Every CTA of the grid waits for the prep before it ends, so that the
-    // attention's completion still implies the prep's (its workspace rows
-    // and fused store) for whatever the stream runs next.
+    // Nothing here reads the prep's work, yet the CTA waits for it before
+    // it ends, so that the attention's completion still implies the prep's
+    // (its workspace rows and fused store) for whatever the stream runs
+    // next.
     waitForChunkRows();
     namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else if constexpr (kSpecialized) {

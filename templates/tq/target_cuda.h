@@ -515,13 +515,6 @@ TQ_INLINE void copyAsync16Fill(void *smem, const void *gmem, uint32_t bytes) {
                "l"(gmem), "r"(bytes)
                : "memory");
 }
-/* A 4-byte copy, zeros where `bytes` is 0. */
-TQ_INLINE void copyAsync4Fill(void *smem, const void *gmem, uint32_t bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
-                   uint32_t(__cvta_generic_to_shared(smem))),
-               "l"(gmem), "r"(bytes)
-               : "memory");
-}
 template <int N> TQ_INLINE void copyAsyncWait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }

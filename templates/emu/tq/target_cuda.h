@@ -307,16 +307,14 @@ inline void ldmatrixX4Trans(uint32_t (&r)[4], const void *row) { ldmatrixGeneric
 // cp.async: the copy happens at once (the kernels wait and barrier before
 // reading, which the emulator's order makes trivially true).
 inline void copyAsync16(void *smem, const void *gmem) { chkAlign(smem, 16); chkAlign(gmem, 16); memcpy(smem, gmem, 16); }
-// cp.async of the first `bytes` (N or 0) of gmem, zeros after them.
-template <uint32_t N> inline void copyAsyncFill(void *smem, const void *gmem, uint32_t bytes) {
-  chkAlign(smem, N);
-  chkAlign(gmem, N);
-  if (bytes != 0u && bytes != N) { fprintf(stderr, "emu: cp.async of %u of %u bytes\n", bytes, N); abort(); }
-  memset(smem, 0, N);
+// cp.async of the first `bytes` (16 or 0) of gmem, zeros after them.
+inline void copyAsync16Fill(void *smem, const void *gmem, uint32_t bytes) {
+  chkAlign(smem, 16);
+  chkAlign(gmem, 16);
+  if (bytes != 0u && bytes != 16u) { fprintf(stderr, "emu: copyAsync16Fill of %u bytes\n", bytes); abort(); }
+  memset(smem, 0, 16);
   memcpy(smem, gmem, bytes);
 }
-inline void copyAsync16Fill(void *smem, const void *gmem, uint32_t bytes) { copyAsyncFill<16>(smem, gmem, bytes); }
-inline void copyAsync4Fill(void *smem, const void *gmem, uint32_t bytes) { copyAsyncFill<4>(smem, gmem, bytes); }
 inline void copyAsyncCommit() {}
 template <int N> inline void copyAsyncWait() {}
 // Bulk copies and mbarriers (target_cuda.h): the copy happens at once; a
