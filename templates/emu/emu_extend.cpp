@@ -171,6 +171,50 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
   return bad;
 }
 
+/* The sm_90a kernel's chunk-only CTAs' share of the fused store
+ * (storeTileRows: a CTA's own tokens of one KV head, by its 4 producer
+ * warps), which this emulator cannot run inside its kernel: every
+ * sequence's chunk in tiles of 32 tokens (the k3v4 CTA's) and 13 (ragged
+ * rounds), every KV head, from the cache as it was before the store: the
+ * store kernel's bytes. */
+static int checkTileStore(const tq_extend_args &a0, const std::vector<uint8_t> &before, const std::vector<uint8_t> &want,
+                          ptrdiff_t offset, const std::vector<int32_t> &cu, int batch) {
+  namespace sd = tq::store_detail;
+  constexpr int NWS = 4;
+  using Tb = sd::StoreTables<Spec, NWS>;
+  static sd::StoreReal<typename Tb::KInfo> keyBook[Tb::kKeyLevels];
+  static sd::StoreReal<typename Tb::VInfo> valueBook[Tb::kValueLevels];
+  static uint8_t codes[Tb::kGroups][Spec::kHeadDim];
+  static float resid[NWS][Tb::kResid];
+  alignas(16) static uint32_t pairMasks[2][Spec::kHeadDim / 2];
+  int bad = 0;
+  for (int tile : {32, 13}) {
+    std::vector<uint8_t> got(before);
+    tq_extend_args a = a0;
+    a.cache = got.data() + offset;
+    for (int b = 0; b < batch; ++b)
+      for (int tok0 = 0; tok0 < cu[b + 1] - cu[b]; tok0 += tile)
+        for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh)
+          emu::runCta(0, kvh, 0, NWS * 32, [&] {
+            sd::fillStoreTables<Spec, NWS>(keyBook, valueBook, pairMasks);
+            const int gl = tq::laneIndex() % sd::kStoreGroup<Spec>;
+            constexpr int E = Spec::kHeadDim / sd::kStoreGroup<Spec>;
+            tq::extend_detail::storeTileRows<Spec, tq::bf16_t, NWS>(
+                a, kvh, cu[b], tok0, std::min(tile, cu[b + 1] - cu[b] - tok0), tq::warpIndex(), pairMasks, keyBook,
+                valueBook, codes, resid, [&](int tok, bool value, uint32_t (&x)[E / 2]) {
+                  const uint16_t *src = static_cast<const uint16_t *>(value ? a.value : a.key);
+                  const int64_t st = value ? a.value_stride_token : a.key_stride_token, sh = value ? a.value_stride_head : a.key_stride_head;
+                  std::memcpy(x, src + (cu[b] + tok) * st + kvh * sh + gl * E, sizeof x);
+                });
+          });
+    size_t diff = 0, first = 0;
+    for (size_t i = 0; i < got.size(); ++i) if (got[i] != want[i] && diff++ == 0) first = i;
+    if (diff && bad++ < 3) printf("tiles of %d tokens: %zu bytes differ from the store kernel's, the first at %zu\n", tile, diff, first);
+  }
+  printf("%s sm_90a chunk-only CTAs' store of their own tokens against the store kernel: %s\n", PRESET, bad ? "FAIL" : "ok");
+  return bad;
+}
+
 /* The sm_90a kernel's batched rows (stageQueries over 16 rows per warp,
  * finishRows's un-rotation of 16 rows at once), which the mma.sync kernel
  * here runs one row at a time: the staged fp16 query pairs, row factors and
@@ -326,6 +370,7 @@ int main() {
       st.slot_mapping = chunkSlots.data(); st.key_stride_token = st.value_stride_token = kvStride; st.key_stride_head = st.value_stride_head = d; st.num_tokens = total;
       for (int x = 0; x < total; x += tq::StoreTile<TqSpec>::kTokens) emu::runCta(x / tq::StoreTile<TqSpec>::kTokens, 0, 0, TqSpec::kStoreWarps * 32, [&] { tq::store<TqSpec, tq::bf16_t>(st); });
       a.slot_mapping = chunkSlots.data();
+      const std::vector<uint8_t> before(cache);
       constexpr int kPrepTile = Spec::kExtendPrepTileTokens;
       for (int x = 0; x < (maxTokens + kPrepTile - 1) / kPrepTile; ++x) emu::runCta(x, 0, 0, Spec::kExtendPrepWarps * 32, [&] { tq::extendPrep<Spec, tq::bf16_t>(a); });
       size_t diff = 0, first = 0;
@@ -333,6 +378,7 @@ int main() {
       int stored = 0; for (int r = 0; r < total; ++r) stored += chunkSlots[r] >= 0;
       printf("%s D%d hq%d extend prep's fused store of %d of %d chunk rows: %s", PRESET, d, hq, stored, total, diff ? "FAIL" : "ok (the store kernel's bytes)\n");
       if (diff) { printf(": %zu bytes differ from the store kernel's, the first at cache byte %zu\n", diff, first); return 1; }
+      if (checkTileStore(a, before, want, cacheAligned - cache.data(), cu, batch)) return 1;
     }
     if (checkLeanTiles(a, prefix, cu, batch)) return 1;
     if (checkRowBatches(a, rng)) return 1;

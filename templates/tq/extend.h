@@ -1201,6 +1201,56 @@ TQ_INLINE void prepHead(const tq_extend_args &a, int row, int h, bool live,
   if (gl == 0)
     ChunkWs<Spec>::scales(a, IsValue)[int64_t(row) * H + h] = s;
 }
+
+/* The fused store (slot_mapping) of one attention CTA's own chunk tokens
+ * [tok0, tok0 + ntok) of the sequence whose chunk starts at row0, KV head
+ * kvh, by NWS warps (`w`: this warp's index among them) in the store's lane
+ * groups: group q = w·GPW + lane / G takes token tok0 + q + k·NWS·GPW. The
+ * store kernel's code on the same words (store_detail::storeTensorWords),
+ * and the same bytes. words(tok, value, x) gives the group lane's E/2 words
+ * (its E coordinates, 16-bit pairs) of chunk token tok's key or value row,
+ * as the store's row loads would (the wgmma kernel: from its last tiles in
+ * shared memory; the emulator's check: from the inputs). Used by the wgmma
+ * kernel's chunk-only CTAs, whose rows the prep does not read
+ * (ExtendRawChunkRows): every chunk token of such a sequence is some CTA's
+ * own for each KV head. A group without a token, or whose token's slot is
+ * -1, computes on the round's first token without writing (every lane
+ * joins the warp's shuffles and mma). The tables as fillStoreTables<Spec,
+ * NWS> left them. */
+template <class Spec, class T, int NWS, class Words>
+TQ_INLINE void storeTileRows(
+    const tq_extend_args &a, int kvh, int row0, int tok0, int ntok, int w,
+    const uint32_t (*pairMasks)[Spec::kHeadDim / 2],
+    const store_detail::StoreReal<TensorInfo<Spec, true>> *keyBook,
+    const store_detail::StoreReal<TensorInfo<Spec, false>> *valueBook,
+    uint8_t (*codes)[Spec::kHeadDim],
+    float (*resid)[store_detail::StoreTables<Spec, NWS>::kResid],
+    Words words) {
+  using namespace store_detail;
+  constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G;
+  constexpr int E = Spec::kHeadDim / G, kPerRound = NWS * GPW;
+  static_assert(G < kWarpSize, "the store's lane groups of < 32 lanes");
+  const int q = w * GPW + laneIndex() / G;
+  for (int t0 = 0; t0 < ntok; t0 += kPerRound) { // uniform over the CTA
+    const int t = t0 + q < ntok ? t0 + q : t0;
+    const int64_t slot = a.slot_mapping[row0 + tok0 + t];
+    const bool live = t0 + q < ntok && slot >= 0;
+    const int64_t at = live ? slot : 0;
+    uint8_t *region = a.cache +
+                      (at / Spec::kBlockSize) * Spec::kBlockStride +
+                      int64_t(kvh) * Spec::kHeadStride;
+    const int pos = int(at % Spec::kBlockSize);
+    // One tensor's words at a time (storeRoundWords holds both): the
+    // producer's 88 registers spilled with both (k4v4, k4v2).
+    uint32_t x[E / 2];
+    words(tok0 + t, false, x);
+    storeTensorWords<Spec, true, G, T>(x, pairMasks[0], region, pos, keyBook,
+                                       codes[q], resid[w], live);
+    words(tok0 + t, true, x);
+    storeTensorWords<Spec, false, G, T>(x, pairMasks[1], region, pos,
+                                        valueBook, codes[q], resid[w], live);
+  }
+}
 } // namespace extend_detail
 
 /* The extend Spec's kExtendWgmma (absent: false): the compiler chose the
@@ -1217,13 +1267,15 @@ template <class Spec> struct ExtendWgmmaPlan;
 /* Whether the attention reads the rows of sequences without a prefix from
  * the extend's inputs itself (the wgmma kernel's chunk-only CTAs:
  * KvTileStream::issueRawChunkTensor), so the prep writes no workspace rows
- * for them. */
+ * for them (value), and whether it also stores them (stores:
+ * storeTileRows), so the prep does nothing for them. */
 template <class Spec, bool = ExtendUsesWgmma<Spec>::value>
 struct ExtendRawChunkRows {
-  static constexpr bool value = false;
+  static constexpr bool value = false, stores = false;
 };
 template <class Spec> struct ExtendRawChunkRows<Spec, true> {
   static constexpr bool value = ExtendWgmmaPlan<Spec>::kRawChunkCtas;
+  static constexpr bool stores = ExtendWgmmaPlan<Spec>::kChunkOnlyStores;
 };
 
 /* Kernel 1. Grid (ceil(max_tokens / kExtendPrepTileTokens), 1, 1),
@@ -1278,10 +1330,11 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
         value + row * a.value_stride_token, a.value_stride_head, h, wk, wv);
   };
   // Rows of sequences without a prefix need no workspace row where the
-  // attention reads them itself (ExtendRawChunkRows); without a store
-  // they need nothing, so the sequence lookup comes before the loads.
+  // attention reads them itself (ExtendRawChunkRows), and nothing at all
+  // where it also stores them or nothing is stored: there the sequence
+  // lookup comes before the loads.
   constexpr bool kRawRows = ExtendRawChunkRows<Spec>::value;
-  const bool lookupFirst = kRawRows && !storing;
+  const bool rawStored = !storing || ExtendRawChunkRows<Spec>::stores;
   uint32_t wk[kPerWarp][E / 2], wv[kPerWarp][E / 2];
   int64_t slot[kPerWarp];
   bool rot[kPerWarp];
@@ -1292,12 +1345,13 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
     slot[j] = -1;
     rot[j] = false;
     if (row < total) {
-      if (lookupFirst)
+      if (kRawRows)
         rot[j] = chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
-      if (!lookupFirst || rot[j])
+      if (!kRawRows || rot[j] || !rawStored) {
         load(row, h0, wk[j], wv[j]);
-      if (storing)
-        slot[j] = a.slot_mapping[row];
+        if (storing)
+          slot[j] = a.slot_mapping[row];
+      }
     }
   }
   TQ_UNROLL
@@ -1306,19 +1360,19 @@ TQ_DEVICE void extendPrep(const tq_extend_args &a) {
     if (row >= total) // uniform over the warp; later rows are beyond too
       break;
     const bool rotated =
-        lookupFirst ? rot[j]
-                    : chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
-    const bool prep = rotated || !kRawRows; // a workspace row
-    if (!prep && slot[j] < 0) // uniform over the warp
+        kRawRows ? rot[j]
+                 : chunkRotated(a.prefix_lens[sequenceOfRow(a, row)]);
+    // Unprefixed rows the attention reads itself: the prep's only where it
+    // stores them (their workspace rows then written too, unread: a branch
+    // around prepHead made ptxas fail register allocation, C7600).
+    if (kRawRows && !rotated && rawStored) // uniform over the warp
       continue;
     auto round = [&](int r0, const uint32_t(&rk)[E / 2],
                      const uint32_t(&rv)[E / 2]) {
       const bool live = store_detail::roundHeadLive<Spec>(r0, g);
       const int h = store_detail::roundHead<Spec>(r0, g);
-      if (prep) {
-        prepHead<Spec, T, false>(a, row, h, live, rotated, rk);
-        prepHead<Spec, T, true>(a, row, h, live, rotated, rv);
-      }
+      prepHead<Spec, T, false>(a, row, h, live, rotated, rk);
+      prepHead<Spec, T, true>(a, row, h, live, rotated, rv);
       if (slot[j] >= 0) // uniform over the warp
         store_detail::storeRoundWords<Spec, T>(
             sPairMasks, sKeyBook, sValueBook, sCodes[warp * GPW + g],

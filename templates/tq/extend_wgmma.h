@@ -92,10 +92,8 @@ template <class Spec> struct ExtendWgmmaPlan {
   // consumers in the general body (session 27's TQ_EXTEND_PINGPONG, ae3478b)
   // made the dequantizing producer spill and measured slower. Measured
   // (bench/results/2026-12-06-session28 run1, H100, k3v4): causal 4K
-  // 374.7 -> 299.2 us, 8K 1259.1 -> 1056.4. The prep stores their rows
-  // when asked (their producer storing its CTA's own tokens, 3ab214d,
-  // measured slower: run2). TQ_EXTEND_CHUNK_ONLY_CTAS=0 turns them off
-  // (every CTA the general body: A/B runs).
+  // 374.7 -> 299.2 us, 8K 1259.1 -> 1056.4. TQ_EXTEND_CHUNK_ONLY_CTAS=0
+  // turns them off (every CTA the general body: A/B runs).
 #ifdef TQ_EXTEND_CHUNK_ONLY_CTAS
   static constexpr bool kChunkOnlyCtas = TQ_EXTEND_CHUNK_ONLY_CTAS && NP > 0;
 #else
@@ -106,6 +104,15 @@ template <class Spec> struct ExtendWgmmaPlan {
   // (issueRawQueries, KvTileStream::issueRawChunkTensor: 16-bit rows as
   // they are, bf16 or fp16 products), not from the prep's workspace.
   static constexpr bool kRawChunkCtas = kChunkOnlyCtas && kChunkPingPong;
+  // Their producer also stores the CTA's own chunk tokens when asked
+  // (storeTileRows), since the prep does not read them; except with 4-bit
+  // Lloyd-Max keys at head_dim 128 (k4v4, k4v2), whose store spilled 24-64
+  // bytes there at every producer cap from 88 to 152 registers (ptxas; none
+  // without setmaxnreg): there the prep stores those rows.
+  static constexpr bool kChunkOnlyStores =
+      kRawChunkCtas &&
+      !(TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
+        TensorInfo<Spec, true>::kCodeBits == 4 && D == 128);
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -255,6 +262,23 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // for its product); sQFull the queries the producer copies.
   TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1],
       sQFull;
+  // Ping-pong CTAs store their own chunk tokens when asked (storeTileRows,
+  // the producer warpgroup): the store's shared tables, sized for it.
+  using StoreTb = store_detail::StoreTables<Spec, kPingPong ? Pl::NP : 1>;
+  constexpr int kStoreRows = kPingPong ? StoreTb::kGroups : 1;
+  TQ_SHARED store_detail::StoreReal<KInfo>
+      sKeyBook[kPingPong ? StoreTb::kKeyLevels : 1];
+  TQ_SHARED store_detail::StoreReal<VInfo>
+      sValueBook[kPingPong ? StoreTb::kValueLevels : 1];
+  TQ_SHARED uint8_t sCodes[kStoreRows][D];
+  TQ_SHARED float sResid[kPingPong ? Pl::NP : 1][StoreTb::kResid];
+  TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][kPingPong ? D / 2 : 1];
+  // The own tokens lie in the last two tiles (tile and token counts are
+  // powers of two).
+  static_assert(!Pl::kChunkOnlyStores || Pl::kTokTile <= 2 * BN,
+                "a chunk-only CTA's own tokens within its last two tiles");
+  const bool storing = Pl::kChunkOnlyStores && kPingPong &&
+                       a.slot_mapping != nullptr;
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
@@ -298,6 +322,11 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // causal chunk's CTA walks ~16 tiles, and the queries' loads and
     // rotation before its first tile were a quarter of its time
     // (session 22's ncu).
+    if constexpr (kPingPong) {
+      if (storing && producer) // ordered before the store by the barrier
+        store_detail::fillStoreTables<Spec, Pl::NP, false>(
+            sKeyBook, sValueBook, sPairMasks, warp - Pl::NW);
+    }
     // Ping-pong CTAs: the producer copies the queries (sQFull).
     barrier();
     if (!producer && !kPingPong) {
@@ -356,6 +385,33 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           copyAsyncArrive(&sFullV[buf]);
         }
         copyAsyncWait<0>(); // no copy outlives its thread
+        if (storing) {
+          // The CTA's own tokens into the cache (when asked), from the
+          // last tiles, which hold them (kTokTile <= 2·BN: the diagonal
+          // ones) and which nothing refills: the producer is otherwise
+          // idle while the consumers finish those tiles and the epilogue,
+          // and the rows cross memory once (session 28's form loaded them
+          // again, between tiles 1 and 2, and held up tile 2: run2).
+          namedBarrier(4, Pl::kProducerThreads); // every copy has landed
+          constexpr int E = D / store_detail::kStoreGroup<Spec>;
+          const int c0 = (laneIndex() % store_detail::kStoreGroup<Spec>) *
+                         (E / 8);
+          storeTileRows<Spec, T, Pl::NP>(
+              a, kvh, row0, tok0, ntok, warp - Pl::NW, sPairMasks, sKeyBook,
+              sValueBook, sCodes, sResid,
+              [&](int tok, bool value, uint32_t(&x)[E / 2]) {
+                const auto at = unitAt(tok / BN);
+                TQ_UNROLL
+                for (int u = 0; u < E / 8; ++u) {
+                  const u32x4 v = *reinterpret_cast<const u32x4 *>(
+                      at(tok % BN, c0 + u, value));
+                  x[4 * u] = v.x, x[4 * u + 1] = v.y;
+                  x[4 * u + 2] = v.z, x[4 * u + 3] = v.w;
+                }
+              });
+        }
+        // The tiles' last reads before the epilogue's sO overlays them.
+        namedBarrierArrive(1, NT + Pl::kProducerThreads);
         return;
       }
       for (int i = 0; i < numTiles; ++i) {
@@ -539,7 +595,9 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // (its workspace rows and fused store) for whatever the stream runs
     // next.
     waitForChunkRows();
-    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
+    // Both warpgroups' and the producer's (its store) last reads of the
+    // tiles before sO's writes.
+    namedBarrier(1, NT + Pl::kProducerThreads);
   } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {

@@ -806,27 +806,30 @@ template <class Spec, int NW> struct StoreTables {
       kLloydMaxRegs<Spec, false, G> && kQuadMma<Spec, G>;
 };
 
-/* Fills what the Spec needs of StoreTables, then one barrier if anything
- * was filled: every thread of the CTA calls it. */
-template <class Spec, int NW>
+/* Fills what the Spec needs of StoreTables (warps 0 and NW - 1 of the NW
+ * that store; `warp`: this warp's index among them), then, where kSync,
+ * one barrier if anything was filled: every thread of the CTA calls it.
+ * Without kSync the caller orders the fill before the tables' first use. */
+template <class Spec, int NW, bool kSync = true>
 TQ_INLINE void fillStoreTables(StoreReal<TensorInfo<Spec, true>> *keyBook,
                                StoreReal<TensorInfo<Spec, false>> *valueBook,
-                               uint32_t (*pairMasks)[Spec::kHeadDim / 2]) {
+                               uint32_t (*pairMasks)[Spec::kHeadDim / 2],
+                               int warp = warpIndex()) {
   using Tb = StoreTables<Spec, NW>;
   if constexpr (Tb::kKeyBook)
-    if (warpIndex() == 0)
+    if (warp == 0)
       fillBook<typename Tb::KInfo>(keyBook, Spec::keyLevels());
   if constexpr (Tb::kValueBook)
-    if (warpIndex() == NW - 1)
+    if (warp == NW - 1)
       fillBook<typename Tb::VInfo>(valueBook, Spec::valueLevels());
   if constexpr (Tb::kKeyMma)
-    if (warpIndex() == 0)
+    if (warp == 0)
       fillPairSignMasks<Tb::D>(pairMasks[0], Spec::keySigns());
   if constexpr (Tb::kValueMma)
-    if (warpIndex() == NW - 1)
+    if (warp == NW - 1)
       fillPairSignMasks<Tb::D>(pairMasks[1], Spec::valueSigns());
-  if constexpr (Tb::kKeyBook || Tb::kValueBook || Tb::kKeyMma ||
-                Tb::kValueMma)
+  if constexpr (kSync && (Tb::kKeyBook || Tb::kValueBook || Tb::kKeyMma ||
+                          Tb::kValueMma))
     barrier();
 }
 
