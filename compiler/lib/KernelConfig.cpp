@@ -280,7 +280,11 @@ int64_t extendWgmmaSharedBytes(const KernelConfig &c) {
                 rows = 16 * c.extend.warps;
   const int64_t main = rows * d * 2 + 2 * 2 * bn * d * 2,
                 out = rows * (d + 4) * 4;
-  return std::max(main, out) + 1024;
+  // extend_wgmma.h's plan: eight consumer warps (the ping-pong CTAs) also
+  // stage their output rows in the activations' type, rows of 2·d + 16
+  // bytes.
+  const int64_t rawOut = c.extend.warps == 8 ? rows * (2 * d + 16) : 0;
+  return std::max(main, out) + rawOut + 1024;
 }
 
 FailureOr<KernelConfig> extractKernelConfig(ModuleOp m) {

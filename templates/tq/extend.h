@@ -1076,6 +1076,94 @@ TQ_INLINE void probFragment(const float (&s)[NTL][4], int kv,
   pa[3] = pack(s[2 * kv + 1][2], s[2 * kv + 1][3]);
 }
 
+/* The natural-log log-sum-exp of the thread's two rows when asked (the
+ * quad's first lane; l already summed over the quad). */
+template <class Spec>
+TQ_INLINE void writeRowLse(const tq_extend_args &a, const float (&m)[2],
+                           const float (&l)[2], const int (&rTok)[2], int kvh,
+                           int row0) {
+  constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  const int lane = laneIndex();
+  if (a.lse == nullptr || (lane & 3) != 0)
+    return;
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    const int r = warpIndex() * 16 + (lane >> 2) + 8 * i;
+    if (rTok[i] >= 0)
+      a.lse[int64_t(row0 + rTok[i]) * Spec::kNumQHeads + kvh * G + r % G] =
+          l[i] > 0.f ? (m[i] + log2Fast(l[i])) * kLn2 : negInf();
+  }
+}
+
+/* The epilogue of CTAs whose rows are neither rotated nor zero-pointed (the
+ * wgmma kernel's raw chunk CTAs): each warp's 16 rows, divided by their
+ * sums and rounded to T, into its own rows of sOut (Pitch bytes apart: 16
+ * bytes more than a row, so a quad's 4-byte stores for its 8 rows fall in
+ * distinct banks; a region of its own, so no other warp or the producer
+ * waits), then each row to `out` by one bulk copy where the output strides
+ * keep rows 16-byte aligned (the runtime checks `out` itself), else by the
+ * lanes, an element at a time. The fp32 staging of finishRows (stores,
+ * barrier, loads, per-row address arithmetic) was 12 % of the consumers'
+ * stall samples of a causal 4K chunk (session 28's ncu, run4), the
+ * tensor cores idle meanwhile (one CTA per SM). */
+template <class Spec, class T, int OT, int Pitch>
+TQ_INLINE void finishRawRows(const tq_extend_args &a, const float (&o)[OT][4],
+                             const float (&m)[2], float (&l)[2],
+                             const int (&rTok)[2], int kvh, int row0,
+                             int tok0, int ntok, uint8_t *sOut) {
+  constexpr int D = Spec::kHeadDim;
+  constexpr int G = Spec::kNumQHeads / Spec::kNumKVHeads;
+  static_assert(OT * 8 == D && Pitch % 16 == 0 && Pitch >= 2 * D,
+                "whole rows of 16-byte units");
+  const int warp = warpIndex(), lane = laneIndex(), g = lane >> 2,
+            t = lane & 3;
+  float inv[2];
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    l[i] += shflXor(l[i], 1);
+    l[i] += shflXor(l[i], 2);
+    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
+  }
+  writeRowLse<Spec>(a, m, l, rTok, kvh, row0);
+  uint32_t *const row =
+      reinterpret_cast<uint32_t *>(sOut + (warp * 16 + g) * Pitch) + t;
+  TQ_UNROLL
+  for (int j = 0; j < OT; ++j) {
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      const float lo = o[j][2 * i] * inv[i], hi = o[j][2 * i + 1] * inv[i];
+      row[i * 2 * Pitch + 4 * j] =
+          DType<T>::kIsBf16 ? packBf16x2(lo, hi) : packHalf2(lo, hi);
+    }
+  }
+  T *out = static_cast<T *>(a.out);
+  const bool bulk = a.out_stride_token % 8 == 0 && a.out_stride_head % 8 == 0;
+  if (bulk) {
+    fenceProxyAsyncShared(); // the rows are read by the copy engine
+    syncWarp();
+    const int r = warp * 16 + lane, tk = r / G;
+    if (lane < 16 && tk < ntok)
+      bulkCopyToGlobal(out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
+                           int64_t(kvh * G + r % G) * a.out_stride_head,
+                       sOut + r * Pitch, uint32_t(2 * D));
+    bulkCommit();
+    bulkWaitRead(); // sOut is read before the CTA ends
+  } else {
+    syncWarp();
+    for (int rr = 0; rr < 16; ++rr) {
+      const int r = warp * 16 + rr, tk = r / G;
+      if (tk >= ntok)
+        break; // rows are in token order: the rest are padding too
+      const uint16_t *src = reinterpret_cast<const uint16_t *>(sOut + r * Pitch);
+      uint16_t *dst = reinterpret_cast<uint16_t *>(
+          out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
+          int64_t(kvh * G + r % G) * a.out_stride_head);
+      for (int c = lane; c < D; c += kWarpSize)
+        dst[c] = src[c];
+    }
+  }
+}
+
 /* Epilogue: the rows' sums over the quad, the output normalized plus the
  * zero-point term into sO (floats, row pitch OP), the log-sum-exp when
  * asked; then each warp un-rotates (when `rotated`: chunkRotated) and
@@ -1108,15 +1196,7 @@ TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
       sO[r * OP + j * 8 + 2 * t + (e & 1)] = (o[j][e] + zb[i]) * inv[i];
     }
   }
-  if (a.lse != nullptr && t == 0) {
-    TQ_UNROLL
-    for (int i = 0; i < 2; ++i) {
-      const int r = warp * 16 + g + 8 * i;
-      if (rTok[i] >= 0)
-        a.lse[int64_t(row0 + rTok[i]) * Spec::kNumQHeads + kvh * G + r % G] =
-            l[i] > 0.f ? (m[i] + log2Fast(l[i])) * kLn2 : negInf();
-    }
-  }
+  writeRowLse<Spec>(a, m, l, rTok, kvh, row0);
   syncWarp();
   T *out = static_cast<T *>(a.out);
   // kRowBatch rows at a time: their un-rotations have no branch between

@@ -105,10 +105,11 @@ template <class Spec> struct ExtendWgmmaPlan {
   // they are, bf16 or fp16 products), not from the prep's workspace.
   static constexpr bool kRawChunkCtas = kChunkOnlyCtas && kChunkPingPong;
   // Their producer also stores the CTA's own chunk tokens when asked
-  // (storeTileRows), since the prep does not read them; except with 4-bit
-  // Lloyd-Max keys at head_dim 128 (k4v4, k4v2), whose store spilled 24-64
-  // bytes there at every producer cap from 88 to 152 registers (ptxas; none
-  // without setmaxnreg): there the prep stores those rows.
+  // (storeTileRows, from its last two tiles, after its last issue), since
+  // the prep does not read them; except with 4-bit Lloyd-Max keys at
+  // head_dim 128 (k4v4, k4v2), whose store spills there (224 and 56 bytes
+  // at 88 registers; the global-load form of session 28 spilled 24-64 at
+  // every cap from 88 to 152): there the prep stores those rows.
   static constexpr bool kChunkOnlyStores =
       kRawChunkCtas &&
       !(TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
@@ -140,8 +141,13 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr int kOPitch = D + 4;           // floats per output row
   static constexpr int kOutBytes = kRows * kOPitch * 4;
   static constexpr int kMainBytes = kQBytes + 2 * kBufBytes;
-  static constexpr int kSmemBytes =
-      (kMainBytes > kOutBytes ? kMainBytes : kOutBytes) + 1024;
+  // The ping-pong CTAs' output rows in T (finishRawRows), after the rest:
+  // 16 bytes of padding per row keep the quads' stores conflict-free.
+  static constexpr int kRawOutPitch = D * 2 + 16;
+  static constexpr int kRawOutAt = kMainBytes > kOutBytes ? kMainBytes
+                                                          : kOutBytes;
+  static constexpr int kRawOutBytes = NW == 8 ? kRows * kRawOutPitch : 0;
+  static constexpr int kSmemBytes = kRawOutAt + kRawOutBytes + 1024;
 
   static_assert(NW % 4 == 0 && NW >= 4 && NW <= 16,
                 "extend (wgmma): whole warpgroups");
@@ -410,8 +416,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
                 }
               });
         }
-        // The tiles' last reads before the epilogue's sO overlays them.
-        namedBarrierArrive(1, NT + Pl::kProducerThreads);
         return;
       }
       for (int i = 0; i < numTiles; ++i) {
@@ -595,9 +599,12 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // (its workspace rows and fused store) for whatever the stream runs
     // next.
     waitForChunkRows();
-    // Both warpgroups' and the producer's (its store) last reads of the
-    // tiles before sO's writes.
-    namedBarrier(1, NT + Pl::kProducerThreads);
+    // The output through a region of its own: no barrier with the other
+    // warpgroup or the producer (whose store may still read the tiles).
+    static_assert(Pl::kRawOutBytes > 0, "ping-pong: eight consumer warps");
+    finishRawRows<Spec, T, OT, Pl::kRawOutPitch>(
+        a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
+    return;
   } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {

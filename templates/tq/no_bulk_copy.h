@@ -20,6 +20,9 @@ TQ_INLINE void arriveExpectBytes(uint64_t *, uint32_t) { trap(); }
 TQ_INLINE void bulkCopyToShared(void *, const void *, uint32_t, uint64_t *) {
   trap();
 }
+TQ_INLINE void bulkCopyToGlobal(void *, const void *, uint32_t) { trap(); }
+TQ_INLINE void bulkCommit() { trap(); }
+TQ_INLINE void bulkWaitRead() { trap(); }
 TQ_INLINE void barrierArrive(uint64_t *) { trap(); }
 TQ_INLINE void barrierWait(uint64_t *, uint32_t) { trap(); }
 

@@ -646,6 +646,24 @@ TQ_INLINE void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes,
                "l"(gmem), "r"(bytes), "r"(sharedAddress(bar))
                : "memory");
 }
+/* Bulk copies shared -> global by the copy engine (one instruction per
+ * copy): the thread's copies since its last bulkCommit form a group, and
+ * bulkWaitRead returns once every group of the thread has finished reading
+ * shared memory (which may then be reused or released). The writes to
+ * shared memory they copy must precede them behind fenceProxyAsyncShared
+ * (by the writing threads) and a barrier. */
+TQ_INLINE void bulkCopyToGlobal(void *gmem, const void *smem,
+                                uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+               ::"l"(gmem), "r"(sharedAddress(smem)), "r"(bytes)
+               : "memory");
+}
+TQ_INLINE void bulkCommit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+TQ_INLINE void bulkWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
 /* One arrival on the barrier by this thread (release: its earlier shared-
  * memory writes are visible to threads that then wait on the phase). */
 TQ_INLINE void barrierArrive(uint64_t *bar) {

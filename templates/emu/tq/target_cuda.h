@@ -332,6 +332,11 @@ inline void bulkCopyToShared(void *smem, const void *gmem, uint32_t bytes, uint6
   if (d >= dyn && d < dyn + sizeof(emu::gDynShared) && d + bytes > dyn + emu::gDynSharedBytes) {
     fprintf(stderr, "emu: bulk copy past the launch's dynamic shared memory\n"); abort(); }
   memcpy(smem, gmem, bytes); emu::MBar &b = emu::mbar(bar); b.tx -= bytes; emu::mbarSettle(b); }
+inline void bulkCopyToGlobal(void *gmem, const void *smem, uint32_t bytes) {
+  chkAlign(smem, 16); chkAlign(gmem, 16); if (bytes % 16) { fprintf(stderr, "emu: bulk copy of %u bytes\n", bytes); abort(); }
+  memcpy(gmem, smem, bytes); }
+inline void bulkCommit() {}
+inline void bulkWaitRead() {}
 inline void barrierWait(uint64_t *bar, uint32_t parity) {
   for (int i = 0; emu::mbar(bar).phase == (parity & 1u); ++i) {
     if (i > 100000) { fprintf(stderr, "emu: mbarrier phase %u never completes\n", parity & 1u); abort(); }
