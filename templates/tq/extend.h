@@ -1125,16 +1125,21 @@ TQ_INLINE void finishRawRows(const tq_extend_args &a, const float (&o)[OT][4],
     inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
   }
   writeRowLse<Spec>(a, m, l, rTok, kvh, row0);
-  uint32_t *const row =
-      reinterpret_cast<uint32_t *>(sOut + (warp * 16 + g) * Pitch) + t;
+  const uint32_t row = sharedAddress(sOut) + (warp * 16 + g) * Pitch + 4 * t;
+  uint32_t w[OT][2];
   TQ_UNROLL
   for (int j = 0; j < OT; ++j) {
     TQ_UNROLL
     for (int i = 0; i < 2; ++i) {
       const float lo = o[j][2 * i] * inv[i], hi = o[j][2 * i + 1] * inv[i];
-      row[i * 2 * Pitch + 4 * j] =
-          DType<T>::kIsBf16 ? packBf16x2(lo, hi) : packHalf2(lo, hi);
+      w[j][i] = DType<T>::kIsBf16 ? packBf16x2(lo, hi) : packHalf2(lo, hi);
     }
+  }
+  TQ_UNROLL
+  for (int j = 0; j < OT; ++j) {
+    TQ_UNROLL
+    for (int i = 0; i < 2; ++i)
+      storeShared4(row + i * 8 * Pitch + 16 * j, w[j][i]);
   }
   T *out = static_cast<T *>(a.out);
   const bool bulk = a.out_stride_token % 8 == 0 && a.out_stride_head % 8 == 0;

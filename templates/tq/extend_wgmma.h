@@ -110,10 +110,16 @@ template <class Spec> struct ExtendWgmmaPlan {
   // head_dim 128 (k4v4, k4v2), whose store spills there (224 and 56 bytes
   // at 88 registers; the global-load form of session 28 spilled 24-64 at
   // every cap from 88 to 152): there the prep stores those rows.
+  // And they write their output through a region of their own
+  // (finishRawRows), except with those keys too: there ptxas spills 200
+  // bytes (k4v4; at any producer cap from 80 to 104 some), so they keep
+  // finishRows and the prep stores their rows.
+  static constexpr bool kLloydMax4BitKeys128 =
+      TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
+      TensorInfo<Spec, true>::kCodeBits == 4 && D == 128;
   static constexpr bool kChunkOnlyStores =
-      kRawChunkCtas &&
-      !(TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
-        TensorInfo<Spec, true>::kCodeBits == 4 && D == 128);
+      kRawChunkCtas && !kLloydMax4BitKeys128;
+  static constexpr bool kRawEpilogue = kChunkOnlyStores;
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -290,7 +296,8 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // so the consumers skip the per-column multiplies when all four say so.
   TQ_SHARED TQ_ALIGN(16) uint32_t sUnitScales[2][4];
 
-  if (warp == (kSpecialized ? Pl::NW : 0)) {
+  // The prefix tiles' code tables (raw chunk CTAs have no prefix tiles).
+  if (!kPingPong && warp == (kSpecialized ? Pl::NW : 0)) {
     if constexpr (KInfo::kQuant == TQ_QUANT_LLOYD_MAX)
       fillUnitLut<KInfo>(sLutK, Spec::keyLevels());
     if constexpr (VInfo::kQuant == TQ_QUANT_LLOYD_MAX)
@@ -599,12 +606,15 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // (its workspace rows and fused store) for whatever the stream runs
     // next.
     waitForChunkRows();
-    // The output through a region of its own: no barrier with the other
-    // warpgroup or the producer (whose store may still read the tiles).
-    static_assert(Pl::kRawOutBytes > 0, "ping-pong: eight consumer warps");
-    finishRawRows<Spec, T, OT, Pl::kRawOutPitch>(
-        a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
-    return;
+    if constexpr (Pl::kRawEpilogue) {
+      // The output through a region of its own: no barrier with the other
+      // warpgroup or the producer (whose store may still read the tiles).
+      static_assert(Pl::kRawOutBytes > 0, "ping-pong: eight consumer warps");
+      finishRawRows<Spec, T, OT, Pl::kRawOutPitch>(
+          a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
+      return;
+    }
+    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
   } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {

@@ -602,6 +602,9 @@ TQ_INLINE uint32_t lop3(uint32_t a, uint32_t b, uint32_t c) {
 TQ_INLINE uint32_t sharedAddress(const void *p) {
   return uint32_t(__cvta_generic_to_shared(p));
 }
+TQ_INLINE void storeShared4(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
 TQ_INLINE uint32_t loadShared4(uint32_t addr) {
   uint32_t r;
   asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(addr));

@@ -609,6 +609,9 @@ TQ_INLINE uint32_t sharedAddress(const void *p) {
 TQ_INLINE uint32_t loadShared4(uint32_t addr) {
   return *(const hip_detail::Lds<uint32_t> *)addr;
 }
+TQ_INLINE void storeShared4(uint32_t addr, uint32_t v) {
+  *(hip_detail::Lds<uint32_t> *)addr = v;
+}
 
 /* True on every lane when p is true on any lane of the warp. */
 TQ_INLINE bool anyLane(bool p) { return ballot(p) != 0u; }

@@ -358,6 +358,7 @@ inline uint32_t e4m3x2ToHalf2(uint32_t x) { return packH(e4m3BitsToFloat(x & 0xf
 template <uint32_t LUT> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t r = 0; for (int i = 0; i < 32; ++i) { int idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((c >> i) & 1); r |= ((LUT >> idx) & 1u) << i; } return r; }
 inline uint32_t sharedAddress(const void *p) { return uint32_t((uintptr_t)p - emu::gSharedBase); }
+inline void storeShared4(uint32_t addr, uint32_t v) { chkAlign((void*)(uintptr_t)addr, 4); memcpy((void *)(emu::gSharedBase + addr), &v, 4); }
 inline uint32_t loadShared4(uint32_t addr) { chkAlign((void*)(uintptr_t)addr, 4); uint32_t r; memcpy(&r, (const void *)(emu::gSharedBase + addr), 4); return r; }
 } // namespace tq
 
