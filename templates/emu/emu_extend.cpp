@@ -215,6 +215,65 @@ static int checkTileStore(const tq_extend_args &a0, const std::vector<uint8_t> &
   return bad;
 }
 
+/* The sm_90a raw chunk CTAs' epilogue (finishRawRows: rows rounded to T in
+ * shared memory, then a bulk copy per row, or the lanes where the output
+ * strides are not whole 16-byte units) against finishRows's (fp32 staging,
+ * then rows) on the same accumulators, sums and maxima, nothing rotated and
+ * no zero points: the same output bits and log-sum-exps, and nothing
+ * written outside the tile's rows, for a full tile and one of fewer tokens
+ * than rows, with both kinds of strides. */
+static int checkRawEpilogue(std::mt19937_64 &rng) {
+  namespace ed = tq::extend_detail;
+  constexpr int D = Spec::kHeadDim, OT = D / 8, NW = 8, R = 16 * NW;
+  constexpr int HQ = Spec::kNumQHeads, G = HQ / Spec::kNumKVHeads, kTok = R / G;
+  constexpr int Pitch = 2 * D + 16, OP = D + 4;
+  static float oIn[NW * 32][OT][4], mIn[NW * 32][2], lIn[NW * 32][2];
+  static float sO[R * OP];
+  alignas(16) static uint8_t sOut[R * Pitch];
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> uni(0.5f, 4.f);
+  for (int th = 0; th < NW * 32; ++th) {
+    for (int j = 0; j < OT; ++j) for (int e = 0; e < 4; ++e) oIn[th][j][e] = normal(rng);
+    for (int i = 0; i < 2; ++i) mIn[th][i] = normal(rng), lIn[th][i] = uni(rng);
+  }
+  int bad = 0;
+  const int row0 = 3, tok0 = kTok, kvh = Spec::kNumKVHeads - 1;
+  for (int headPad : {0, 1})
+    for (int ntok : {kTok, kTok - 3}) {
+      if (ntok < 1) continue;
+      const int64_t sh = D + headPad, st = HQ * sh;
+      const size_t rows = size_t(row0 + tok0 + kTok + 1);
+      std::vector<uint16_t> outA(rows * st + 8, 0xFFFF), outB(outA);
+      std::vector<float> lseA(rows * HQ, NAN), lseB(lseA);
+      auto run = [&](bool raw, std::vector<uint16_t> &out, std::vector<float> &lse) {
+        tq_extend_args a{};
+        a.out = (void *)(((uintptr_t)out.data() + 15) & ~uintptr_t(15)); a.lse = lse.data();
+        a.out_stride_token = st; a.out_stride_head = sh;
+        emu::runCta(0, kvh, 0, NW * 32, [&] {
+          const int th = tq::threadIndex(), w = tq::warpIndex(), g = tq::laneIndex() >> 2;
+          float o[OT][4], m[2], l[2], zb[2] = {0.f, 0.f};
+          int rTok[2];
+          std::memcpy(o, oIn[th], sizeof o);
+          for (int i = 0; i < 2; ++i) {
+            m[i] = mIn[th][i], l[i] = lIn[th][i];
+            const int r = w * 16 + g + 8 * i;
+            rTok[i] = r / G < ntok ? tok0 + r / G : -1;
+          }
+          if (raw) ed::finishRawRows<Spec, tq::bf16_t, OT, Pitch>(a, o, m, l, rTok, kvh, row0, tok0, ntok, sOut);
+          else ed::finishRows<Spec, tq::bf16_t, OT, OP, 16>(a, o, m, l, zb, rTok, kvh, row0, tok0, ntok, false, sO);
+        });
+      };
+      run(false, outA, lseA);
+      run(true, outB, lseB);
+      const bool sameOut = outA == outB, sameLse = !std::memcmp(lseA.data(), lseB.data(), lseA.size() * 4);
+      if ((!sameOut || !sameLse) && bad++ < 3)
+        printf("raw epilogue, head stride %lld, %d tokens: %s differ from finishRows's\n", (long long)sh, ntok,
+               !sameOut ? "outputs" : "log-sum-exps");
+    }
+  printf("%s sm_90a raw chunk CTAs' epilogue against finishRows: %s\n", PRESET, bad ? "FAIL" : "ok");
+  return bad;
+}
+
 /* The sm_90a kernel's batched rows (stageQueries over 16 rows per warp,
  * finishRows's un-rotation of 16 rows at once), which the mma.sync kernel
  * here runs one row at a time: the staged fp16 query pairs, row factors and
@@ -382,6 +441,7 @@ int main() {
     }
     if (checkLeanTiles(a, prefix, cu, batch)) return 1;
     if (checkRowBatches(a, rng)) return 1;
+    if (withChunk && checkRawEpilogue(rng)) return 1;
     std::vector<std::pair<int, int>> ctas;
     for (int x = 0; x < (maxTokens + Pl::kTokTile - 1) / Pl::kTokTile + maxBatch; ++x) for (int y = 0; y < hkv; ++y) ctas.push_back({x, y});
     std::shuffle(ctas.begin(), ctas.end(), rng);
