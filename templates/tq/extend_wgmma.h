@@ -117,9 +117,18 @@ template <class Spec> struct ExtendWgmmaPlan {
   static constexpr bool kLloydMax4BitKeys128 =
       TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
       TensorInfo<Spec, true>::kCodeBits == 4 && D == 128;
+  // TQ_EXTEND_CHUNK_ONLY_STORES=0 / TQ_EXTEND_RAW_EPILOGUE=0 turn either
+  // off (A/B runs).
+#ifndef TQ_EXTEND_CHUNK_ONLY_STORES
+#define TQ_EXTEND_CHUNK_ONLY_STORES 1
+#endif
+#ifndef TQ_EXTEND_RAW_EPILOGUE
+#define TQ_EXTEND_RAW_EPILOGUE 1
+#endif
   static constexpr bool kChunkOnlyStores =
-      kRawChunkCtas && !kLloydMax4BitKeys128;
-  static constexpr bool kRawEpilogue = kChunkOnlyStores;
+      TQ_EXTEND_CHUNK_ONLY_STORES && kRawChunkCtas && !kLloydMax4BitKeys128;
+  static constexpr bool kRawEpilogue =
+      TQ_EXTEND_RAW_EPILOGUE && kRawChunkCtas && !kLloydMax4BitKeys128;
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -423,6 +432,10 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
                 }
               });
         }
+        // Without the raw epilogue sO overlays the tiles: the producer's
+        // last reads of them before its writes.
+        if constexpr (!Pl::kRawEpilogue)
+          namedBarrierArrive(1, NT + Pl::kProducerThreads);
         return;
       }
       for (int i = 0; i < numTiles; ++i) {
@@ -614,7 +627,9 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
       return;
     }
-    namedBarrier(1, NT); // both warpgroups' last reads before sO's writes
+    // Both warpgroups' and the producer's last reads of the tiles before
+    // sO's writes.
+    namedBarrier(1, NT + Pl::kProducerThreads);
   } else if constexpr (kSpecialized) {
     // --- Consumers: each warpgroup at its own pace, the producer ahead.
     for (int i = 0; i < numTiles; ++i) {
