@@ -22,7 +22,11 @@
  *     prep rotates and writes its rows anyway (mma.sync, and sm_90a before
  *     session 28: bench/results/2026-12-06-session26), ~14.5 us where it
  *     reads them for the store alone (sm_90a, no prefix: session 28 run1),
- *     against 15.7 for the store kernel (H100).
+ *     against 15.7 for the store kernel (H100). So there (ExtendWgmmaPlan::
+ *     kChunkOnlyStores) the prep leaves those rows to the attention's
+ *     chunk-only CTAs, whose producer stores its CTA's own tokens from its
+ *     last tiles once it has issued them (storeTileRows): +9.6 us
+ *     (bench/results/2026-12-06-session29 run1, H100).
  *  2. extend: FlashAttention-2 style. A CTA takes kRows = 16·kWarps query
  *     rows of one KV head: kTokTile = kRows / G consecutive chunk tokens ×
  *     the G query heads that share the KV head (GQA: one dequantized tile

@@ -92,8 +92,10 @@ template <class Spec> struct ExtendWgmmaPlan {
   // consumers in the general body (session 27's TQ_EXTEND_PINGPONG, ae3478b)
   // made the dequantizing producer spill and measured slower. Measured
   // (bench/results/2026-12-06-session28 run1, H100, k3v4): causal 4K
-  // 374.7 -> 299.2 us, 8K 1259.1 -> 1056.4. TQ_EXTEND_CHUNK_ONLY_CTAS=0
-  // turns them off (every CTA the general body: A/B runs).
+  // 374.7 -> 299.2 us, 8K 1259.1 -> 1056.4; with their raw epilogue
+  // (finishRawRows, session 29 run1) 283.7 us against 294.7 without.
+  // TQ_EXTEND_CHUNK_ONLY_CTAS=0 turns them off (every CTA the general body:
+  // A/B runs).
 #ifdef TQ_EXTEND_CHUNK_ONLY_CTAS
   static constexpr bool kChunkOnlyCtas = TQ_EXTEND_CHUNK_ONLY_CTAS && NP > 0;
 #else
