@@ -1080,6 +1080,17 @@ TQ_INLINE void probFragment(const float (&s)[NTL][4], int kv,
   pa[3] = pack(s[2 * kv + 1][2], s[2 * kv + 1][3]);
 }
 
+/* The thread's two row sums over its quad (the mma row layout: four lanes
+ * per row), and their inverses (0 for a row that saw nothing). */
+TQ_INLINE void rowSumsAndInverses(float (&l)[2], float (&inv)[2]) {
+  TQ_UNROLL
+  for (int i = 0; i < 2; ++i) {
+    l[i] += shflXor(l[i], 1);
+    l[i] += shflXor(l[i], 2);
+    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
+  }
+}
+
 /* The natural-log log-sum-exp of the thread's two rows when asked (the
  * quad's first lane; l already summed over the quad). */
 template <class Spec>
@@ -1122,12 +1133,7 @@ TQ_INLINE void finishRawRows(const tq_extend_args &a, const float (&o)[OT][4],
   const int warp = warpIndex(), lane = laneIndex(), g = lane >> 2,
             t = lane & 3;
   float inv[2];
-  TQ_UNROLL
-  for (int i = 0; i < 2; ++i) {
-    l[i] += shflXor(l[i], 1);
-    l[i] += shflXor(l[i], 2);
-    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
-  }
+  rowSumsAndInverses(l, inv);
   writeRowLse<Spec>(a, m, l, rTok, kvh, row0);
   const uint32_t row = sharedAddress(sOut) + (warp * 16 + g) * Pitch + 4 * t;
   uint32_t w[OT][2];
@@ -1189,13 +1195,11 @@ TQ_INLINE void finishRows(const tq_extend_args &a, float (&o)[OT][4],
   const int warp = warpIndex(), lane = laneIndex(), g = lane >> 2,
             t = lane & 3;
   float inv[2];
+  rowSumsAndInverses(l, inv);
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) {
-    l[i] += shflXor(l[i], 1);
-    l[i] += shflXor(l[i], 2);
     zb[i] += shflXor(zb[i], 1);
     zb[i] += shflXor(zb[i], 2);
-    inv[i] = l[i] > 0.f ? 1.f / l[i] : 0.f;
   }
   TQ_UNROLL
   for (int j = 0; j < OT; ++j) {
