@@ -1136,20 +1136,14 @@ TQ_INLINE void finishRawRows(const tq_extend_args &a, const float (&o)[OT][4],
   rowSumsAndInverses(l, inv);
   writeRowLse<Spec>(a, m, l, rTok, kvh, row0);
   const uint32_t row = sharedAddress(sOut) + (warp * 16 + g) * Pitch + 4 * t;
-  uint32_t w[OT][2];
   TQ_UNROLL
   for (int j = 0; j < OT; ++j) {
     TQ_UNROLL
     for (int i = 0; i < 2; ++i) {
       const float lo = o[j][2 * i] * inv[i], hi = o[j][2 * i + 1] * inv[i];
-      w[j][i] = DType<T>::kIsBf16 ? packBf16x2(lo, hi) : packHalf2(lo, hi);
+      storeShared4(row + i * 8 * Pitch + 16 * j,
+                   DType<T>::kIsBf16 ? packBf16x2(lo, hi) : packHalf2(lo, hi));
     }
-  }
-  TQ_UNROLL
-  for (int j = 0; j < OT; ++j) {
-    TQ_UNROLL
-    for (int i = 0; i < 2; ++i)
-      storeShared4(row + i * 8 * Pitch + 16 * j, w[j][i]);
   }
   T *out = static_cast<T *>(a.out);
   const bool bulk = a.out_stride_token % 8 == 0 && a.out_stride_head % 8 == 0;
@@ -1169,7 +1163,8 @@ TQ_INLINE void finishRawRows(const tq_extend_args &a, const float (&o)[OT][4],
       const int r = warp * 16 + rr, tk = r / G;
       if (tk >= ntok)
         break; // rows are in token order: the rest are padding too
-      const uint16_t *src = reinterpret_cast<const uint16_t *>(sOut + r * Pitch);
+      const uint16_t *src =
+          reinterpret_cast<const uint16_t *>(sOut + r * Pitch);
       uint16_t *dst = reinterpret_cast<uint16_t *>(
           out + int64_t(row0 + tok0 + tk) * a.out_stride_token +
           int64_t(kvh * G + r % G) * a.out_stride_head);

@@ -121,16 +121,20 @@ template <class Spec> struct ExtendWgmmaPlan {
       TensorInfo<Spec, true>::kCodeBits == 4 && D == 128;
   // TQ_EXTEND_CHUNK_ONLY_STORES=0 / TQ_EXTEND_RAW_EPILOGUE=0 turn either
   // off (A/B runs).
-#ifndef TQ_EXTEND_CHUNK_ONLY_STORES
-#define TQ_EXTEND_CHUNK_ONLY_STORES 1
-#endif
-#ifndef TQ_EXTEND_RAW_EPILOGUE
-#define TQ_EXTEND_RAW_EPILOGUE 1
-#endif
+  static constexpr bool kRawChunkExtras =
+      kRawChunkCtas && !kLloydMax4BitKeys128;
+#ifdef TQ_EXTEND_CHUNK_ONLY_STORES
   static constexpr bool kChunkOnlyStores =
-      TQ_EXTEND_CHUNK_ONLY_STORES && kRawChunkCtas && !kLloydMax4BitKeys128;
+      TQ_EXTEND_CHUNK_ONLY_STORES && kRawChunkExtras;
+#else
+  static constexpr bool kChunkOnlyStores = kRawChunkExtras;
+#endif
+#ifdef TQ_EXTEND_RAW_EPILOGUE
   static constexpr bool kRawEpilogue =
-      TQ_EXTEND_RAW_EPILOGUE && kRawChunkCtas && !kLloydMax4BitKeys128;
+      TQ_EXTEND_RAW_EPILOGUE && kRawChunkExtras;
+#else
+  static constexpr bool kRawEpilogue = kRawChunkExtras;
+#endif
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
