@@ -24,9 +24,11 @@
  *     reads them for the store alone (sm_90a, no prefix: session 28 run1),
  *     against 15.7 for the store kernel (H100). So there (ExtendWgmmaPlan::
  *     kChunkOnlyStores) the prep leaves those rows to the attention's
- *     chunk-only CTAs, whose producer stores its CTA's own tokens from its
- *     last tiles once it has issued them (storeTileRows): +9.6 us
- *     (bench/results/2026-12-06-session29 run1, H100).
+ *     chunk-only CTAs: two of their producer's warps stage the CTA's own
+ *     tokens out of the diagonal key tile (issued first) and store them
+ *     while the consumers compute (storeTileRows). Session 29's form, the
+ *     whole producer storing from the last tiles after its last issue,
+ *     cost +9.6 us (bench/results/2026-12-06-session29 run1, H100).
  *  2. extend: FlashAttention-2 style. A CTA takes kRows = 16·kWarps query
  *     rows of one KV head: kTokTile = kRows / G consecutive chunk tokens ×
  *     the G query heads that share the KV head (GQA: one dequantized tile

@@ -41,7 +41,10 @@
  * in the inputs' type (bf16 or fp16) with scale·log2(e) applied in the
  * softmax, the prep writes no workspace rows for them, and the two
  * consumer warpgroups take turns on the tensor cores (FA3's ping-pong:
- * producer 88 / consumers 208 registers).
+ * producer 88 / consumers 208 registers). They walk their key tiles from
+ * the diagonal down (kChunkTilesDown), and with slot_mapping two of the
+ * producer's warps store the CTA's own tokens from the diagonal tile while
+ * the other two copy (kChunkOnlyStores, kStoreWarps).
  *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
