@@ -493,6 +493,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           // (sStaged: it may be refilled), then stored from the copy
           // (sStored: the raw epilogue may overwrite it) while the
           // consumers compute; the rows cross memory once.
+          copyAsyncWait<0>(); // their queries' copies: none outlives them
           if (storing) {
             constexpr int SW = Pl::kStoreWarps, SU = Pl::kStageUnits;
             constexpr int kPerThread =
