@@ -24,11 +24,9 @@
  *     reads them for the store alone (sm_90a, no prefix: session 28 run1),
  *     against 15.7 for the store kernel (H100). So there (ExtendWgmmaPlan::
  *     kChunkOnlyStores) the prep leaves those rows to the attention's
- *     chunk-only CTAs: two of their producer's warps stage the CTA's own
- *     tokens out of the diagonal key tile (issued first) and store them
- *     while the consumers compute (storeTileRows). Session 29's form, the
- *     whole producer storing from the last tiles after its last issue,
- *     cost +9.6 us (bench/results/2026-12-06-session29 run1, H100).
+ *     chunk-only CTAs, whose producer stores its CTA's own tokens from its
+ *     last tiles once it has issued them (storeTileRows): +9.6 us
+ *     (bench/results/2026-12-06-session29 run1, H100).
  *  2. extend: FlashAttention-2 style. A CTA takes kRows = 16·kWarps query
  *     rows of one KV head: kTokTile = kRows / G consecutive chunk tokens ×
  *     the G query heads that share the KV head (GQA: one dequantized tile
@@ -613,38 +611,20 @@ struct KvTileStream {
     // names: valid, nothing read.
     const T *w = static_cast<const T *>(IsValue ? a.value : a.key) +
                  int64_t(row0 + s0) * st + int64_t(kvh) * sh + c * 8;
-    // A thread's units are kStep rows apart: where that is a whole number
-    // of swizzle periods (8 rows) one destination steps through them, else
-    // (kStep = 4: 64 threads at head_dim 128) two, the odd units' half a
-    // period on.
-    static_assert(kStep % 4 == 0, "units 4k token rows apart");
-    constexpr int kPhases = kStep % 8 == 0 ? 1 : 2;
     uint16_t *const d0 = dst(nn0, c, IsValue);
-    uint16_t *const d1 = kPhases == 1 ? d0 : dst(nn0 + kStep, c, IsValue);
     // The source steps by kStep rows from unit to unit: one running
     // pointer (per-unit offsets nn·st, all live at once, spilled the
     // 88-register producer).
     const int64_t step = int64_t(kStep) * st;
     const T *src = w + int64_t(nn0) * st;
-    auto unit = [&](int k) {
+    TQ_UNROLL
+    for (int k = 0; k < UPT; ++k) {
       const int nn = nn0 + k * kStep;
+      if (nn >= BN)
+        break;
       const bool in = nn < cnt;
-      copyAsync16Fill((k % kPhases == 0 ? d0 : d1) +
-                          (k / kPhases) * kPhases * kStep * RowPitch,
-                      in ? src : w, in ? 16u : 0u);
+      copyAsync16Fill(d0 + k * kStep * RowPitch, in ? src : w, in ? 16u : 0u);
       src += step;
-    };
-    if constexpr (UPT <= 16) {
-      TQ_UNROLL
-      for (int k = 0; k < UPT && nn0 + k * kStep < BN; ++k)
-        unit(k);
-    } else {
-      // 64 threads at head_dim 128 take 32 units per tensor: fully
-      // unrolled, ptxas held all their addresses at once and spilled the
-      // 88-register producer.
-      TQ_UNROLL_BY_8
-      for (int k = 0; k < UPT && nn0 + k * kStep < BN; ++k)
-        unit(k);
     }
   }
 

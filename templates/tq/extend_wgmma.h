@@ -41,10 +41,7 @@
  * in the inputs' type (bf16 or fp16) with scale·log2(e) applied in the
  * softmax, the prep writes no workspace rows for them, and the two
  * consumer warpgroups take turns on the tensor cores (FA3's ping-pong:
- * producer 88 / consumers 208 registers). They walk their key tiles from
- * the diagonal down (kChunkTilesDown), and with slot_mapping two of the
- * producer's warps store the CTA's own tokens from the diagonal tile while
- * the other two copy (kChunkOnlyStores, kStoreWarps).
+ * producer 88 / consumers 208 registers).
  *
  * Only where the compiler chose it (the extend Spec's kExtendWgmma: an
  * sm_90a bundle with warps a multiple of 4, block_n 64 or 128, head_dim 64
@@ -110,9 +107,8 @@ template <class Spec> struct ExtendWgmmaPlan {
   // they are, bf16 or fp16 products), not from the prep's workspace.
   static constexpr bool kRawChunkCtas = kChunkOnlyCtas && kChunkPingPong;
   // Their producer also stores the CTA's own chunk tokens when asked
-  // (storeTileRows, by its last kStoreWarps warps from a copy of the rows
-  // staged out of their tile), since the prep does not read them; except
-  // with 4-bit Lloyd-Max keys at
+  // (storeTileRows, from its last two tiles, after its last issue), since
+  // the prep does not read them; except with 4-bit Lloyd-Max keys at
   // head_dim 128 (k4v4, k4v2), whose store spills there (224 and 56 bytes
   // at 88 registers; the global-load form of session 28 spilled 24-64 at
   // every cap from 88 to 152): there the prep stores those rows.
@@ -127,55 +123,18 @@ template <class Spec> struct ExtendWgmmaPlan {
   // off (A/B runs).
   static constexpr bool kRawChunkExtras =
       kRawChunkCtas && !kLloydMax4BitKeys128;
-  // Ping-pong CTAs walk their key tiles from the diagonal down to tile 0
-  // (FA3's order: the masked tiles first), so that the CTA's own tokens,
-  // which its producer stores (kChunkOnlyStores), are in the first tile:
-  // the store runs while the consumers compute, where after the last tile
-  // (session 29's form, forward order) it outlasted the consumers by ~1 us
-  // per CTA (+9.6 us for a causal 4K chunk on the H100). The masks per
-  // tile are the same either way, and every real row has a live key in
-  // its diagonal tile, so the first tile sets a finite running max.
-  // TQ_EXTEND_CHUNK_TILES_DOWN=0: forward order, and the prep stores
-  // (A/B runs).
-#ifdef TQ_EXTEND_CHUNK_TILES_DOWN
-  static constexpr bool kChunkTilesDown =
-      TQ_EXTEND_CHUNK_TILES_DOWN && kRawChunkCtas;
-#else
-  static constexpr bool kChunkTilesDown = kRawChunkCtas;
-#endif
-  // The staged rows (kTokTile · (4·D + 16) bytes) take the raw
-  // epilogue's region (kRows · (2·D + 16)), which holds them where G >= 2;
-  // with G = 1 the prep stores. They lie in the first tile issued
-  // (kChunkTilesDown).
 #ifdef TQ_EXTEND_CHUNK_ONLY_STORES
-  static constexpr bool kChunkOnlyStores = TQ_EXTEND_CHUNK_ONLY_STORES &&
-                                           kRawChunkExtras && G >= 2 &&
-                                           kChunkTilesDown;
-#else
   static constexpr bool kChunkOnlyStores =
-      kRawChunkExtras && G >= 2 && kChunkTilesDown;
+      TQ_EXTEND_CHUNK_ONLY_STORES && kRawChunkExtras;
+#else
+  static constexpr bool kChunkOnlyStores = kRawChunkExtras;
 #endif
-  // Where they store, the producer warpgroup splits: its first warps copy
-  // the tiles, its last kStoreWarps stage the CTA's own rows once their
-  // tile has landed and store them while the consumers compute (so the
-  // copies never wait on the store's ~1100 instructions per round, and
-  // neither role holds the other's registers: the store alone fills the
-  // producer's 88). Two warps store 32 tokens in two rounds of 16.
-  static constexpr int kStoreWarps = kChunkOnlyStores ? 2 : 0;
-  static constexpr int kCopyThreads = kProducerThreads - kStoreWarps * 32;
-  static constexpr int kStageUnits = 2 * D / 8; // per token: K, then V
-  static constexpr int kStagePitch = 4 * D + 16; // bytes per staged token
 #ifdef TQ_EXTEND_RAW_EPILOGUE
   static constexpr bool kRawEpilogue =
       TQ_EXTEND_RAW_EPILOGUE && kRawChunkExtras;
 #else
   static constexpr bool kRawEpilogue = kRawChunkExtras;
 #endif
-  // Ping-pong CTAs: the key tile of issue i, and (the same involution)
-  // the issue of key tile i.
-  static TQ_INLINE int chunkTile(int i, int numTiles) {
-    return kChunkTilesDown ? numTiles - 1 - i : i;
-  }
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -210,8 +169,6 @@ template <class Spec> struct ExtendWgmmaPlan {
                                                           : kOutBytes;
   static constexpr int kRawOutBytes = NW == 8 ? kRows * kRawOutPitch : 0;
   static constexpr int kSmemBytes = kRawOutAt + kRawOutBytes + 1024;
-  static_assert(!kChunkOnlyStores || kTokTile * kStagePitch <= kRawOutBytes,
-                "the staged own rows within the raw epilogue's region");
 
   static_assert(NW % 4 == 0 && NW >= 4 && NW <= 16,
                 "extend (wgmma): whole warpgroups");
@@ -281,33 +238,6 @@ TQ_INLINE void prefetchLaterQueries(const tq_extend_args &a, int tid,
  * instantiations below the kernel's one branch: within one body, values
  * for both forms were hoisted above the role split and spilled (session
  * 25, ptxas). */
-/* The ping-pong CTAs' copying producer threads: chunk tiles only (no
- * prefix), each tensor into its buffer once its consumers are done with it
- * (sEmpty: keys, sEmptyV: values), handed over as the copies land (sFull,
- * sFullV); the inputs' rows, so nothing waits for the prep. Issue i is key
- * tile Pl::chunkTile(i) (kChunkTilesDown: the diagonal first); where
- * waitStaged, issue 2 refills the own rows' buffer once the store's warps
- * have staged them (sStaged). */
-template <class Pl, class T, class Stream, class UnitAt>
-TQ_INLINE void copyChunkTiles(Stream &tiles, UnitAt unitAt, uint64_t *sFull,
-                              uint64_t *sEmpty, uint64_t *sFullV,
-                              uint64_t *sEmptyV, uint64_t *sStaged,
-                              bool waitStaged) {
-  const int numTiles = tiles.numTiles;
-  for (int i = 0; i < numTiles; ++i) {
-    const int buf = i & 1, kt = Pl::chunkTile(i, numTiles);
-    const uint32_t freed = ((i >> 1) & 1) ^ 1;
-    if (waitStaged && i == 2)
-      barrierWait(sStaged, 0);
-    barrierWait(&sEmpty[buf], freed);
-    tiles.template issueRawChunkTensor<T, false>(kt, unitAt(i));
-    copyAsyncArrive(&sFull[buf]);
-    barrierWait(&sEmptyV[buf], freed);
-    tiles.template issueRawChunkTensor<T, true>(kt, unitAt(i));
-    copyAsyncArrive(&sFullV[buf]);
-  }
-}
-
 template <class Spec, class T, bool kChunkOnly>
 TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   using namespace extend_detail;
@@ -360,30 +290,22 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   TQ_SHARED uint64_t sFullV[kPingPong ? 2 : 1], sEmptyV[kPingPong ? 2 : 1],
       sQFull;
   // Ping-pong CTAs store their own chunk tokens when asked (storeTileRows,
-  // the producer's last Pl::kStoreWarps warps): the store's shared tables,
-  // sized for them; sStaged completes once they have staged the rows out
-  // of their tile (which may then be refilled), sStored once the store
-  // has read them (the raw epilogue's region may then be written).
-  constexpr int kStoreWarps = kPingPong && Pl::kStoreWarps > 0
-                                  ? Pl::kStoreWarps : 1;
-  TQ_SHARED uint64_t sStaged, sStored;
-  using StoreTb = store_detail::StoreTables<Spec, kStoreWarps>;
+  // the producer warpgroup): the store's shared tables, sized for it.
+  using StoreTb = store_detail::StoreTables<Spec, kPingPong ? Pl::NP : 1>;
   constexpr int kStoreRows = kPingPong ? StoreTb::kGroups : 1;
   TQ_SHARED store_detail::StoreReal<KInfo>
       sKeyBook[kPingPong ? StoreTb::kKeyLevels : 1];
   TQ_SHARED store_detail::StoreReal<VInfo>
       sValueBook[kPingPong ? StoreTb::kValueLevels : 1];
   TQ_SHARED uint8_t sCodes[kStoreRows][D];
-  TQ_SHARED float sResid[kStoreWarps][StoreTb::kResid];
+  TQ_SHARED float sResid[kPingPong ? Pl::NP : 1][StoreTb::kResid];
   TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][kPingPong ? D / 2 : 1];
-  // The own tokens lie in one key tile (tile and token counts are powers
-  // of two).
-  static_assert(!Pl::kChunkOnlyStores || Pl::kTokTile <= BN,
-                "a chunk-only CTA's own tokens within one key tile");
-  static_assert(!Pl::kChunkOnlyStores || Pl::kChunkTilesDown,
-                "the own tokens' tile issued first");
+  // The own tokens lie in the last two tiles (tile and token counts are
+  // powers of two).
+  static_assert(!Pl::kChunkOnlyStores || Pl::kTokTile <= 2 * BN,
+                "a chunk-only CTA's own tokens within its last two tiles");
   const bool storing = Pl::kChunkOnlyStores && kPingPong &&
-                       a.slot_mapping != nullptr && haveChunk;
+                       a.slot_mapping != nullptr;
   // Per buffer, per producer warp: whether its tokens' scales are all 1
   // (KvTileStream::unitScales: chunk rows the prep wrote as they are),
   // so the consumers skip the per-column multiplies when all four say so.
@@ -400,22 +322,15 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     if (threadIndex() == 0) {
       TQ_UNROLL
       for (int i = 0; i < 2; ++i) {
-        // (Ping-pong: the copying warps' arrivals.)
-        barrierInit(&sFull[i], kPingPong ? Pl::kCopyThreads
-                                         : Pl::kProducerThreads);
+        barrierInit(&sFull[i], Pl::kProducerThreads);
         barrierInit(&sEmpty[i], NT);
         if constexpr (kPingPong) {
-          barrierInit(&sFullV[i], Pl::kCopyThreads);
+          barrierInit(&sFullV[i], Pl::kProducerThreads);
           barrierInit(&sEmptyV[i], NT);
         }
       }
-      if constexpr (kPingPong) {
+      if constexpr (kPingPong)
         barrierInit(&sQFull, Pl::kProducerThreads);
-        if constexpr (Pl::kStoreWarps > 0) {
-          barrierInit(&sStaged, kStoreWarps * kWarpSize);
-          barrierInit(&sStored, kStoreWarps * kWarpSize);
-        }
-      }
       fenceBarrierInit();
     }
   }
@@ -436,10 +351,9 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     // rotation before its first tile were a quarter of its time
     // (session 22's ncu).
     if constexpr (kPingPong) {
-      const int sw = warp - Pl::NW - (Pl::NP - kStoreWarps);
-      if (storing && producer && sw >= 0) // before the store: the barrier
-        store_detail::fillStoreTables<Spec, kStoreWarps, false>(
-            sKeyBook, sValueBook, sPairMasks, sw);
+      if (storing && producer) // ordered before the store by the barrier
+        store_detail::fillStoreTables<Spec, Pl::NP, false>(
+            sKeyBook, sValueBook, sPairMasks, warp - Pl::NW);
     }
     // Ping-pong CTAs: the producer copies the queries (sQFull).
     barrier();
@@ -485,77 +399,45 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       if (numTiles > 0 && !tiles.isChunk(0))
         tiles.issue(0, unitAt(0));
       if constexpr (kPingPong) {
-        const int pw = warp - Pl::NW; // 0..NP-1
-        if constexpr (Pl::kStoreWarps > 0) {
-        if (pw >= Pl::NP - Pl::kStoreWarps) {
-          // The store's warps (Pl::kStoreWarps): the CTA's own tokens
-          // (when asked) staged out of their key tile once it has landed
-          // (sStaged: it may be refilled), then stored from the copy
-          // (sStored: the raw epilogue may overwrite it) while the
-          // consumers compute; the rows cross memory once.
-          copyAsyncWait<0>(); // their queries' copies: none outlives them
-          if (storing) {
-            constexpr int SW = Pl::kStoreWarps, SU = Pl::kStageUnits;
-            constexpr int kPerThread =
-                (Pl::kTokTile * SU + SW * kWarpSize - 1) / (SW * kWarpSize);
-            const int st = (pw - (Pl::NP - SW)) * kWarpSize + laneIndex();
-            // The own tokens' tile is the diagonal one, issue 0 (buffer
-            // 0's first phase, which the copies cannot pass before
-            // sStaged).
-            barrierWait(&sFull[0], 0);
-            barrierWait(&sFullV[0], 0);
-            uint8_t *const staged = smem + Pl::kRawOutAt;
-            const auto at = unitAt(0);
-            TQ_UNROLL
-            for (int k = 0; k < kPerThread; ++k) {
-              const int u = st + k * SW * kWarpSize, r = u / SU, c = u % SU;
-              if (r < ntok)
-                *reinterpret_cast<u32x4 *>(staged + r * Pl::kStagePitch +
-                                           c * 16) =
-                    *reinterpret_cast<const u32x4 *>(
-                        at((tok0 + r) % BN, c % (D / 8), c >= D / 8));
-            }
-            // The store's lane groups read rows other lanes staged.
-            namedBarrier(4, SW * kWarpSize);
-            barrierArrive(&sStaged);
-            constexpr int E = D / store_detail::kStoreGroup<Spec>;
-            const int c0 = (laneIndex() % store_detail::kStoreGroup<Spec>) *
-                           (E / 8);
-            storeTileRows<Spec, T, SW>(
-                a, kvh, row0, tok0, ntok, pw - (Pl::NP - SW), sPairMasks,
-                sKeyBook, sValueBook, sCodes, sResid,
-                [&](int tok, bool value, uint32_t(&x)[E / 2]) {
-                  const uint8_t *row = staged +
-                                       (tok - tok0) * Pl::kStagePitch +
-                                       (value ? D * 2 : 0) + c0 * 16;
-                  TQ_UNROLL
-                  for (int u = 0; u < E / 8; ++u) {
-                    const u32x4 v =
-                        *reinterpret_cast<const u32x4 *>(row + u * 16);
-                    x[4 * u] = v.x, x[4 * u + 1] = v.y;
-                    x[4 * u + 2] = v.z, x[4 * u + 3] = v.w;
-                  }
-                });
-            barrierArrive(&sStored);
-          }
-          if constexpr (!Pl::kRawEpilogue)
-            namedBarrierArrive(1, NT + Pl::kProducerThreads);
-          return;
-        }
-        }
-        // The copying warps (Pl::kCopyThreads threads).
-        const bool waitStaged = storing;
-        if constexpr (Pl::kCopyThreads == Pl::kProducerThreads) {
-          copyChunkTiles<Pl, T>(tiles, unitAt, sFull, sEmpty, sFullV, sEmptyV,
-                                &sStaged, waitStaged);
-        } else {
-          using CopyStream =
-              KvTileStream<Spec, Pl::kCopyThreads, BN, 64, Pl::kUnitGroup>;
-          CopyStream copies(a, b, kvh, row0, P, upto, threadIndex() - NT);
-          copyChunkTiles<Pl, T>(copies, unitAt, sFull, sEmpty, sFullV,
-                                sEmptyV, &sStaged, waitStaged);
+        // Chunk tiles only (no prefix), each tensor into its buffer once
+        // its consumers are done with it, handed over as the copies land;
+        // the inputs' rows, so nothing waits for the prep.
+        for (int i = 0; i < numTiles; ++i) {
+          const int buf = i & 1;
+          const uint32_t freed = ((i >> 1) & 1) ^ 1;
+          barrierWait(&sEmpty[buf], freed);
+          tiles.template issueRawChunkTensor<T, false>(i, unitAt(i));
+          copyAsyncArrive(&sFull[buf]);
+          barrierWait(&sEmptyV[buf], freed);
+          tiles.template issueRawChunkTensor<T, true>(i, unitAt(i));
+          copyAsyncArrive(&sFullV[buf]);
         }
         copyAsyncWait<0>(); // no copy outlives its thread
+        if (storing) {
+          // The CTA's own tokens into the cache (when asked), from the
+          // last tiles, which hold them (kTokTile <= 2·BN: the diagonal
+          // ones) and which nothing refills: the producer is otherwise
+          // idle while the consumers finish those tiles and the epilogue,
+          // and the rows cross memory once (session 28's form loaded them
+          // again, between tiles 1 and 2, and held up tile 2: run2).
+          namedBarrier(4, Pl::kProducerThreads); // every copy has landed
+          constexpr int E = D / store_detail::kStoreGroup<Spec>;
+          const int c0 = (laneIndex() % store_detail::kStoreGroup<Spec>) *
+                         (E / 8);
+          storeTileRows<Spec, T, Pl::NP>(
+              a, kvh, row0, tok0, ntok, warp - Pl::NW, sPairMasks, sKeyBook,
+              sValueBook, sCodes, sResid,
+              [&](int tok, bool value, uint32_t(&x)[E / 2]) {
+                const auto at = unitAt(tok / BN);
+                TQ_UNROLL
+                for (int u = 0; u < E / 8; ++u) {
+                  const u32x4 v = *reinterpret_cast<const u32x4 *>(
+                      at(tok % BN, c0 + u, value));
+                  x[4 * u] = v.x, x[4 * u + 1] = v.y;
+                  x[4 * u + 2] = v.z, x[4 * u + 3] = v.w;
+                }
+              });
+        }
         // Without the raw epilogue sO overlays the tiles: the producer's
         // last reads of them before its writes.
         if constexpr (!Pl::kRawEpilogue)
@@ -639,9 +521,8 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
   // Tile i's softmax on S (waited for) into P's A fragments, scaled by
   // the value scales; o rescaled where a row's maximum moved (o must be
   // ours: no O += P·V in flight).
-  // (Tile i of the stream in buffer buf: ping-pong CTAs' issue order
-  // differs from the stream's, Pl::chunkTile.)
-  auto softmaxTile = [&](int buf, int i, bool unit, uint32_t (&pa)[VS][4]) {
+  auto softmaxTile = [&](int i, bool unit, uint32_t (&pa)[VS][4]) {
+    const int buf = i & 1;
     float corr[2];
     if (!unit)
       scaleColumns(s, sKs[buf], t);
@@ -676,7 +557,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     wgmmaWait<0>();
     wgmmaPin(s);
     uint32_t pa[VS][4];
-    softmaxTile(i & 1, i, unit, pa);
+    softmaxTile(i, unit, pa);
     issueValues(i & 1, pa);
   };
   auto unitTile = [&](int i) {
@@ -728,8 +609,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       barrierArrive(&sEmpty[buf]);
       if (i > 0)
         barrierArrive(&sEmptyV[(i - 1) & 1]);
-      softmaxTile(buf, Pl::chunkTile(i, numTiles), true,
-                  pa); // unit scales, no zero points
+      softmaxTile(i, true, pa); // unit scales, no zero points
     }
     if (numTiles > 0) {
       valuesLanded(numTiles - 1);
@@ -749,8 +629,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       // The output through a region of its own: no barrier with the other
       // warpgroup or the producer (whose store may still read the tiles).
       static_assert(Pl::kRawOutBytes > 0, "ping-pong: eight consumer warps");
-      if (storing) // the staged rows, read
-        barrierWait(&sStored, 0);
       finishRawRows<Spec, T, OT, Pl::kRawOutPitch>(
           a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
       return;

@@ -48,7 +48,6 @@ typedef unsigned long long uint64_t;
 /* Loops over register arrays must be fully unrolled (a register array indexed
  * by a run-time value lives in local memory). */
 #define TQ_UNROLL _Pragma("unroll")
-#define TQ_UNROLL_BY_8 _Pragma("unroll 8")
 #define TQ_NO_UNROLL _Pragma("unroll 1")
 
 namespace tq {

@@ -121,7 +121,6 @@ typedef __UINT64_TYPE__ uint64_t;
 /* Loops over register arrays must be fully unrolled (a register array indexed
  * by a run-time value lives in scratch memory). */
 #define TQ_UNROLL _Pragma("unroll")
-#define TQ_UNROLL_BY_8 _Pragma("unroll 8")
 #define TQ_NO_UNROLL _Pragma("unroll 1")
 
 /* Hardware wavefront size: 64 on GFX9 (CDNA: gfx90a, gfx942, gfx950), 32 by

@@ -28,7 +28,6 @@
 #define TQ_SHARED static
 #define TQ_ALIGN(n) __attribute__((aligned(n)))
 #define TQ_UNROLL
-#define TQ_UNROLL_BY_8
 #define TQ_NO_UNROLL
 
 namespace emu {
