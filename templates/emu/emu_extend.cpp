@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <numeric>
 #include <random>
 namespace emu { std::function<void()> gBody; uintptr_t gSharedBase; }
@@ -173,7 +174,7 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
 
 /* The sm_90a kernel's chunk-only CTAs' share of the fused store
  * (storeTileRows: a CTA's own tokens of one KV head, by its 4 producer
- * warps), which this emulator cannot run inside its kernel: every
+ * warps, or their keys by those and their values by 4 consumer warps), which this emulator cannot run inside its kernel: every
  * sequence's chunk in tiles of 32 tokens (the k3v4 CTA's) and 13 (ragged
  * rounds), every KV head, from the cache as it was before the store: the
  * store kernel's bytes. */
@@ -188,28 +189,43 @@ static int checkTileStore(const tq_extend_args &a0, const std::vector<uint8_t> &
   static float resid[NWS][Tb::kResid];
   alignas(16) static uint32_t pairMasks[2][Spec::kHeadDim / 2];
   int bad = 0;
+  namespace ed = tq::extend_detail;
+  // Both tensors by one set of warps (the producer alone), and the keys and
+  // values by two (the producer and warpgroup 0: kConsumerValueStores).
+  for (bool split : {false, true})
   for (int tile : {32, 13}) {
     std::vector<uint8_t> got(before);
     tq_extend_args a = a0;
     a.cache = got.data() + offset;
+    auto storeTile = [&](auto tensors, int b, int tok0, int kvh) {
+      emu::runCta(0, kvh, 0, NWS * 32, [&] {
+        sd::fillStoreTables<Spec, NWS>(keyBook, valueBook, pairMasks);
+        const int gl = tq::laneIndex() % sd::kStoreGroup<Spec>;
+        constexpr int E = Spec::kHeadDim / sd::kStoreGroup<Spec>;
+        ed::storeTileRows<Spec, tq::bf16_t, NWS, decltype(tensors)::value>(
+            a, kvh, cu[b], tok0, std::min(tile, cu[b + 1] - cu[b] - tok0), tq::warpIndex(), pairMasks, keyBook,
+            valueBook, codes, resid, [&](int tok, bool value, uint32_t (&x)[E / 2]) {
+              const uint16_t *src = static_cast<const uint16_t *>(value ? a.value : a.key);
+              const int64_t st = value ? a.value_stride_token : a.key_stride_token, sh = value ? a.value_stride_head : a.key_stride_head;
+              std::memcpy(x, src + (cu[b] + tok) * st + kvh * sh + gl * E, sizeof x);
+            });
+      });
+    };
     for (int b = 0; b < batch; ++b)
       for (int tok0 = 0; tok0 < cu[b + 1] - cu[b]; tok0 += tile)
-        for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh)
-          emu::runCta(0, kvh, 0, NWS * 32, [&] {
-            sd::fillStoreTables<Spec, NWS>(keyBook, valueBook, pairMasks);
-            const int gl = tq::laneIndex() % sd::kStoreGroup<Spec>;
-            constexpr int E = Spec::kHeadDim / sd::kStoreGroup<Spec>;
-            tq::extend_detail::storeTileRows<Spec, tq::bf16_t, NWS>(
-                a, kvh, cu[b], tok0, std::min(tile, cu[b + 1] - cu[b] - tok0), tq::warpIndex(), pairMasks, keyBook,
-                valueBook, codes, resid, [&](int tok, bool value, uint32_t (&x)[E / 2]) {
-                  const uint16_t *src = static_cast<const uint16_t *>(value ? a.value : a.key);
-                  const int64_t st = value ? a.value_stride_token : a.key_stride_token, sh = value ? a.value_stride_head : a.key_stride_head;
-                  std::memcpy(x, src + (cu[b] + tok) * st + kvh * sh + gl * E, sizeof x);
-                });
-          });
+        for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh) {
+          if (split) {
+            storeTile(std::integral_constant<int, ed::kStoreKeys>(), b, tok0, kvh);
+            storeTile(std::integral_constant<int, ed::kStoreValues>(), b, tok0, kvh);
+          } else {
+            storeTile(std::integral_constant<int, ed::kStoreKeys | ed::kStoreValues>(), b, tok0, kvh);
+          }
+        }
     size_t diff = 0, first = 0;
     for (size_t i = 0; i < got.size(); ++i) if (got[i] != want[i] && diff++ == 0) first = i;
-    if (diff && bad++ < 3) printf("tiles of %d tokens: %zu bytes differ from the store kernel's, the first at %zu\n", tile, diff, first);
+    if (diff && bad++ < 3)
+      printf("tiles of %d tokens (%s): %zu bytes differ from the store kernel's, the first at %zu\n", tile,
+             split ? "keys and values apart" : "both at once", diff, first);
   }
   printf("%s sm_90a chunk-only CTAs' store of their own tokens against the store kernel: %s\n", PRESET, bad ? "FAIL" : "ok");
   return bad;

@@ -135,6 +135,21 @@ template <class Spec> struct ExtendWgmmaPlan {
 #else
   static constexpr bool kRawEpilogue = kRawChunkExtras;
 #endif
+  // With the raw epilogue (the tiles stay intact to the end) the store
+  // splits: the producer stores the keys once its last tile has landed, and
+  // warpgroup 0, whose last product ends about a softmax before warpgroup
+  // 1's, stores the values after its epilogue. Why: the producer's store
+  // of both (one warp per scheduler, ~1126 instructions per warp-token,
+  // latency-bound) outlasted the consumers' last tile by ~1 us per CTA
+  // (+9.6 us over a causal 4K chunk, session 29); either half alone is
+  // about as long as the work left beside it. TQ_EXTEND_CONSUMER_VALUE_
+  // STORES=0: the producer stores both (A/B runs).
+#ifdef TQ_EXTEND_CONSUMER_VALUE_STORES
+  static constexpr bool kConsumerValueStores =
+      TQ_EXTEND_CONSUMER_VALUE_STORES && kChunkOnlyStores && kRawEpilogue;
+#else
+  static constexpr bool kConsumerValueStores = kChunkOnlyStores && kRawEpilogue;
+#endif
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -291,14 +306,18 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       sQFull;
   // Ping-pong CTAs store their own chunk tokens when asked (storeTileRows,
   // the producer warpgroup): the store's shared tables, sized for it.
+  // With kConsumerValueStores warpgroup 0 stores the values beside the
+  // producer's keys: codes rows and residuals of its own after the
+  // producer's.
   using StoreTb = store_detail::StoreTables<Spec, kPingPong ? Pl::NP : 1>;
-  constexpr int kStoreRows = kPingPong ? StoreTb::kGroups : 1;
+  constexpr int kStorers = Pl::kConsumerValueStores ? 2 : 1;
+  constexpr int kStoreRows = kPingPong ? kStorers * StoreTb::kGroups : 1;
   TQ_SHARED store_detail::StoreReal<KInfo>
       sKeyBook[kPingPong ? StoreTb::kKeyLevels : 1];
   TQ_SHARED store_detail::StoreReal<VInfo>
       sValueBook[kPingPong ? StoreTb::kValueLevels : 1];
   TQ_SHARED uint8_t sCodes[kStoreRows][D];
-  TQ_SHARED float sResid[kPingPong ? Pl::NP : 1][StoreTb::kResid];
+  TQ_SHARED float sResid[kPingPong ? kStorers * Pl::NP : 1][StoreTb::kResid];
   TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][kPingPong ? D / 2 : 1];
   // The own tokens lie in the last two tiles (tile and token counts are
   // powers of two).
@@ -376,6 +395,23 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
     };
   };
   const int upto = haveChunk ? tok0 + ntok : 0;
+  // The fused store's row words (storeTileRows): this lane's E coordinates
+  // of chunk token tok's key or value row, from the last tiles in shared
+  // memory, which hold the CTA's own tokens (kTokTile <= 2·BN: the
+  // diagonal ones) and which nothing refills.
+  constexpr int kStoreE = D / store_detail::kStoreGroup<Spec>;
+  auto ownRowWords = [&](int tok, bool value, uint32_t(&x)[kStoreE / 2]) {
+    const int c0 = (laneIndex() % store_detail::kStoreGroup<Spec>) *
+                   (kStoreE / 8);
+    const auto at = unitAt(tok / BN);
+    TQ_UNROLL
+    for (int u = 0; u < kStoreE / 8; ++u) {
+      const u32x4 v =
+          *reinterpret_cast<const u32x4 *>(at(tok % BN, c0 + u, value));
+      x[4 * u] = v.x, x[4 * u + 1] = v.y;
+      x[4 * u + 2] = v.z, x[4 * u + 3] = v.w;
+    }
+  };
 
   if constexpr (kSpecialized) {
     if (producer) {
@@ -415,28 +451,18 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
         copyAsyncWait<0>(); // no copy outlives its thread
         if (storing) {
           // The CTA's own tokens into the cache (when asked), from the
-          // last tiles, which hold them (kTokTile <= 2·BN: the diagonal
-          // ones) and which nothing refills: the producer is otherwise
-          // idle while the consumers finish those tiles and the epilogue,
-          // and the rows cross memory once (session 28's form loaded them
-          // again, between tiles 1 and 2, and held up tile 2: run2).
+          // last tiles (ownRowWords): the producer is otherwise idle while
+          // the consumers finish those tiles and the epilogue, and the
+          // rows cross memory once (session 28's form loaded them again,
+          // between tiles 1 and 2, and held up tile 2: run2). The keys
+          // only where warpgroup 0 stores the values.
           namedBarrier(4, Pl::kProducerThreads); // every copy has landed
-          constexpr int E = D / store_detail::kStoreGroup<Spec>;
-          const int c0 = (laneIndex() % store_detail::kStoreGroup<Spec>) *
-                         (E / 8);
-          storeTileRows<Spec, T, Pl::NP>(
+          storeTileRows<Spec, T, Pl::NP,
+                        Pl::kConsumerValueStores
+                            ? kStoreKeys
+                            : kStoreKeys | kStoreValues>(
               a, kvh, row0, tok0, ntok, warp - Pl::NW, sPairMasks, sKeyBook,
-              sValueBook, sCodes, sResid,
-              [&](int tok, bool value, uint32_t(&x)[E / 2]) {
-                const auto at = unitAt(tok / BN);
-                TQ_UNROLL
-                for (int u = 0; u < E / 8; ++u) {
-                  const u32x4 v = *reinterpret_cast<const u32x4 *>(
-                      at(tok % BN, c0 + u, value));
-                  x[4 * u] = v.x, x[4 * u + 1] = v.y;
-                  x[4 * u + 2] = v.z, x[4 * u + 3] = v.w;
-                }
-              });
+              sValueBook, sCodes, sResid, ownRowWords);
         }
         // Without the raw epilogue sO overlays the tiles: the producer's
         // last reads of them before its writes.
@@ -631,6 +657,15 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       static_assert(Pl::kRawOutBytes > 0, "ping-pong: eight consumer warps");
       finishRawRows<Spec, T, OT, Pl::kRawOutPitch>(
           a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
+      // Warpgroup 0's last product ended first: the values of the fused
+      // store (the producer stores the keys). The value tiles it waited
+      // for hold the own rows, and nothing writes them any more.
+      if constexpr (Pl::kConsumerValueStores)
+        if (storing && wg == 0)
+          storeTileRows<Spec, T, 4, kStoreValues>(
+              a, kvh, row0, tok0, ntok, warp, sPairMasks, sKeyBook,
+              sValueBook, sCodes + StoreTb::kGroups, sResid + Pl::NP,
+              ownRowWords);
       return;
     }
     // Both warpgroups' and the producer's last reads of the tiles before
