@@ -448,15 +448,24 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           tiles.template issueRawChunkTensor<T, true>(i, unitAt(i));
           copyAsyncArrive(&sFullV[buf]);
         }
-        copyAsyncWait<0>(); // no copy outlives its thread
         if (storing) {
           // The CTA's own tokens into the cache (when asked), from the
           // last tiles (ownRowWords): the producer is otherwise idle while
           // the consumers finish those tiles and the epilogue, and the
           // rows cross memory once (session 28's form loaded them again,
           // between tiles 1 and 2, and held up tile 2: run2). The keys
-          // only where warpgroup 0 stores the values.
-          namedBarrier(4, Pl::kProducerThreads); // every copy has landed
+          // only where warpgroup 0 stores the values: then they start
+          // once the own key tiles have landed (their sFull phases, the
+          // last on those buffers, so no waiter is a phase behind), not
+          // the last value tile, issued about a tile after its keys (once
+          // P·V three tiles back is done).
+          if constexpr (Pl::kConsumerValueStores) {
+            for (int j = tok0 / BN; j <= (tok0 + ntok - 1) / BN; ++j)
+              barrierWait(&sFull[j & 1], (j >> 1) & 1);
+          } else {
+            copyAsyncWait<0>();
+            namedBarrier(4, Pl::kProducerThreads); // every copy has landed
+          }
           storeTileRows<Spec, T, Pl::NP,
                         Pl::kConsumerValueStores
                             ? kStoreKeys
@@ -464,6 +473,7 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
               a, kvh, row0, tok0, ntok, warp - Pl::NW, sPairMasks, sKeyBook,
               sValueBook, sCodes, sResid, ownRowWords);
         }
+        copyAsyncWait<0>(); // no copy outlives its thread
         // Without the raw epilogue sO overlays the tiles: the producer's
         // last reads of them before its writes.
         if constexpr (!Pl::kRawEpilogue)
