@@ -135,20 +135,21 @@ template <class Spec> struct ExtendWgmmaPlan {
 #else
   static constexpr bool kRawEpilogue = kRawChunkExtras;
 #endif
-  // With the raw epilogue (the tiles stay intact to the end) the store
-  // splits: the producer stores the keys once its last tile has landed, and
-  // warpgroup 0, whose last product ends about a softmax before warpgroup
-  // 1's, stores the values after its epilogue. Why: the producer's store
-  // of both (one warp per scheduler, ~1126 instructions per warp-token,
-  // latency-bound) outlasted the consumers' last tile by ~1 us per CTA
-  // (+9.6 us over a causal 4K chunk, session 29); either half alone is
-  // about as long as the work left beside it. TQ_EXTEND_CONSUMER_VALUE_
-  // STORES=0: the producer stores both (A/B runs).
+  // TQ_EXTEND_CONSUMER_VALUE_STORES=1 (with the raw epilogue, which keeps
+  // the tiles intact to the end) splits the store: the producer stores the
+  // keys as soon as the own key tiles have landed, and warpgroup 0, whose
+  // last product ends about a softmax before warpgroup 1's, stores the
+  // values after its epilogue. Why: the producer's store of both (one warp
+  // per scheduler, ~1126 instructions per warp-token, latency-bound)
+  // starts only once the last value tile has landed and outlasts the
+  // consumers by ~1 us per CTA (+9.6 us over a causal 4K chunk, session
+  // 29, H100). Off by default until a GPU run has checked and timed it
+  // (session 31 got no device time; docs/NOTES.md).
 #ifdef TQ_EXTEND_CONSUMER_VALUE_STORES
   static constexpr bool kConsumerValueStores =
       TQ_EXTEND_CONSUMER_VALUE_STORES && kChunkOnlyStores && kRawEpilogue;
 #else
-  static constexpr bool kConsumerValueStores = kChunkOnlyStores && kRawEpilogue;
+  static constexpr bool kConsumerValueStores = false;
 #endif
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
