@@ -174,10 +174,11 @@ static int checkLeanTiles(const tq_extend_args &a, const std::vector<int32_t> &p
 
 /* The sm_90a kernel's chunk-only CTAs' share of the fused store
  * (storeTileRows: a CTA's own tokens of one KV head, by its 4 producer
- * warps, or their keys by those and their values by 4 consumer warps), which this emulator cannot run inside its kernel: every
- * sequence's chunk in tiles of 32 tokens (the k3v4 CTA's) and 13 (ragged
- * rounds), every KV head, from the cache as it was before the store: the
- * store kernel's bytes. */
+ * warps, or their keys by those and their values by 4 consumer warps),
+ * which this emulator cannot run inside its kernel: every sequence's
+ * chunk in tiles of 32 tokens (the k3v4 CTA's) and 13 (ragged rounds),
+ * every KV head, from the cache as it was before the store: the store
+ * kernel's bytes. */
 static int checkTileStore(const tq_extend_args &a0, const std::vector<uint8_t> &before, const std::vector<uint8_t> &want,
                           ptrdiff_t offset, const std::vector<int32_t> &cu, int batch) {
   namespace sd = tq::store_detail;

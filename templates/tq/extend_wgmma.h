@@ -670,10 +670,12 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
       // Warpgroup 0's last product ended first: the values of the fused
       // store (the producer stores the keys). The value tiles it waited
-      // for hold the own rows, and nothing writes them any more.
+      // for hold the own rows, and nothing writes them any more. A
+      // warpgroup has as many warps as the producer (NP == 4), so its
+      // codes rows and residuals are sized like the producer's.
       if constexpr (Pl::kConsumerValueStores)
         if (storing && wg == 0)
-          storeTileRows<Spec, T, 4, kStoreValues>(
+          storeTileRows<Spec, T, Pl::NP, kStoreValues>(
               a, kvh, row0, tok0, ntok, warp, sPairMasks, sKeyBook,
               sValueBook, sCodes + StoreTb::kGroups, sResid + Pl::NP,
               ownRowWords);
