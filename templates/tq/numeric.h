@@ -78,6 +78,11 @@ template <class Spec> struct TensorSpec<Spec, true> {
   static constexpr int kGammaOffset = Spec::kKeyGammaOffset;
   static constexpr int kGammaStride = Spec::kKeyGammaStride;
   TQ_INLINE static auto levels() { return Spec::keyLevels(); }
+  // Level i of a Lloyd-Max codebook as a constant expression (the same
+  // literals as levels()' array; only Lloyd-Max tensors may call it).
+  __host__ __device__ static constexpr double level(int i) {
+    return Spec::keyLevel(i);
+  }
   TQ_INLINE static const uint32_t *signs() { return Spec::keySigns(); }
 };
 
@@ -97,6 +102,9 @@ template <class Spec> struct TensorSpec<Spec, false> {
   static constexpr int kSignsOffset = -1, kSignsStride = 0;
   static constexpr int kGammaOffset = -1, kGammaStride = 0;
   TQ_INLINE static auto levels() { return Spec::valueLevels(); }
+  __host__ __device__ static constexpr double level(int i) {
+    return Spec::valueLevel(i);
+  }
   TQ_INLINE static const uint32_t *signs() { return Spec::valueSigns(); }
 };
 

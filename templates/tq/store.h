@@ -676,16 +676,19 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
 
   // Positive boundaries 1 .. M-1 (the midpoints fillBook computes), scaled
   // by the norm; a zero vector quantizes u = 0 (code M): thresholds at
-  // infinity. Squared levels as float, as Σ c² was summed before.
-  const double *lev = TS::levels();
+  // infinity. Squared levels as float, as Σ c² was summed before. The
+  // levels are the Spec's constant expressions (TS::level), so the
+  // midpoints and squares fold at compile time: from the `__constant__`
+  // array they cost a cold load and a float64 add, multiply and convert
+  // per boundary on every vector's path to its cell search.
   float thr[M > 1 ? M - 1 : 1], step[M > 1 ? M - 1 : 1];
-  const float c0 = float(lev[M]);
+  const float c0 = float(TS::level(M));
   float prev = c0 * c0;
   TQ_UNROLL
   for (int k = 1; k < M; ++k) {
-    const float b = float(0.5 * (lev[M + k - 1] + lev[M + k]));
+    const float b = float(0.5 * (TS::level(M + k - 1) + TS::level(M + k)));
     thr[k - 1] = n > 0.f ? b * yn : bitsToFloat(0x7f800000u);
-    const float c = float(lev[M + k]);
+    const float c = float(TS::level(M + k));
     step[k - 1] = c * c - prev;
     prev = c * c;
   }
