@@ -275,10 +275,12 @@ TQ_INLINE void storeLloydMaxVllm(const float (&x)[Spec::kHeadDim / G],
 }
 
 /* Element formats (none / fp8 / uniform) of y = R·x. */
-template <class Spec, bool IsKey, int G>
+/* KNOWN: a uniform tensor's lane extremes come in as lo0 / hi0 (from its
+ * 16-bit words, storeTensorWords) instead of from x. */
+template <class Spec, bool IsKey, int G, bool KNOWN = false>
 TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
                              uint8_t *region, int pos, uint8_t *codes,
-                             bool live) {
+                             bool live, float lo0 = 0.f, float hi0 = 0.f) {
   using Info = TensorInfo<Spec, IsKey>;
   using TS = typename Info::TS;
   constexpr int D = Spec::kHeadDim;
@@ -321,10 +323,14 @@ TQ_INLINE void storeElements(const float (&x)[Spec::kHeadDim / G],
   } else { // TQ_QUANT_UNIFORM
     constexpr int kTop = (1 << TS::kBits) - 1;
     R lo = y[0], hi = y[0];
-    TQ_UNROLL
-    for (int i = 1; i < E; ++i) { // min/max instructions, not compare + select
-      lo = minR(lo, y[i]);
-      hi = maxR(hi, y[i]);
+    if constexpr (KNOWN) {
+      lo = lo0, hi = hi0;
+    } else {
+      TQ_UNROLL
+      for (int i = 1; i < E; ++i) { // min/max instructions, not compare + select
+        lo = minR(lo, y[i]);
+        hi = maxR(hi, y[i]);
+      }
     }
     lo = groupReduce<G>(lo, [](float a, float b) { return minR(a, b); });
     hi = groupReduce<G>(hi, [](float a, float b) { return maxR(a, b); });
@@ -764,8 +770,37 @@ TQ_INLINE void storeTensorWords(const uint32_t (&w)[Spec::kHeadDim / G / 2],
                                 int pos,
                                 const StoreReal<TensorInfo<Spec, IsKey>> *book,
                                 uint8_t *codes, float *resid, bool live) {
+  using Info = TensorInfo<Spec, IsKey>;
+  constexpr int E = Spec::kHeadDim / G;
   if constexpr (kLloydMaxRegs<Spec, IsKey, G>) {
     storeLloydMaxRegs<Spec, IsKey, G, T>(w, pairMasks, region, pos, live);
+  } else if constexpr (kTargetHasPackedMinMax &&
+                       Info::kQuant == TQ_QUANT_UNIFORM && !Info::kRotated) {
+    // An unrotated uniform tensor's lane extremes from its raw words, two
+    // coordinates per min/max (exact: the floats of 16-bit values are
+    // exact, NaN kept as minR / maxR keep it): half the k3v4 value's 62
+    // FMNMX, on the ALU pipe that bounds the store (docs/NOTES.md "Store,
+    // session 16": ALU pipe 64 %).
+    constexpr bool BF = DType<T>::kIsBf16;
+    uint32_t lo2[E / 2], hi2[E / 2];
+    TQ_UNROLL
+    for (int i = 0; i < E / 2; ++i)
+      lo2[i] = hi2[i] = w[i];
+    static_assert(E >= 4, "two chains of words");
+    TQ_UNROLL
+    for (int i = 2; i < E / 2; ++i) { // two chains: half the latency
+      lo2[i & 1] = minNaN2<BF>(lo2[i & 1], lo2[i]);
+      hi2[i & 1] = maxNaN2<BF>(hi2[i & 1], hi2[i]);
+    }
+    lo2[0] = minNaN2<BF>(lo2[0], lo2[1]);
+    hi2[0] = maxNaN2<BF>(hi2[0], hi2[1]);
+    const float lo = minR(DType<T>::toFloat(lo2[0] & 0xffffu),
+                          DType<T>::toFloat(lo2[0] >> 16));
+    const float hi = maxR(DType<T>::toFloat(hi2[0] & 0xffffu),
+                          DType<T>::toFloat(hi2[0] >> 16));
+    float x[E];
+    floatsOfWords<T, E>(w, x);
+    storeElements<Spec, IsKey, G, true>(x, region, pos, codes, live, lo, hi);
   } else {
     float x[Spec::kHeadDim / G];
     floatsOfWords<T, Spec::kHeadDim / G>(w, x);

@@ -311,6 +311,31 @@ TQ_INLINE float maxNaN(float a, float b) {
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;
 }
+/* minNaN / maxNaN of two 16-bit floats per word (bf16x2 if BF16, else
+ * f16x2), each half NaN where either operand's is (one HMNMX2 for two
+ * FMNMX: the store's uniform extremes straight from the activations,
+ * whose floats are exact in float). Only where kTargetHasPackedMinMax. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr bool kTargetHasPackedMinMax = false;
+#else
+constexpr bool kTargetHasPackedMinMax = true; // min/max.NaN.{bf16,f16}x2
+#endif
+template <bool BF16> TQ_INLINE uint32_t minNaN2(uint32_t a, uint32_t b) {
+  uint32_t r;
+  if constexpr (BF16)
+    asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else
+    asm("min.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+template <bool BF16> TQ_INLINE uint32_t maxNaN2(uint32_t a, uint32_t b) {
+  uint32_t r;
+  if constexpr (BF16)
+    asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else
+    asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
 /* All ones where a < b, else 0 (NaN: 0): a mask that adds (as -1)
  * straight into counts (sm_90: a compare and a select). */
 TQ_INLINE uint32_t maskLt(float a, float b) {

@@ -468,6 +468,12 @@ TQ_INLINE float fmaDown(float a, float b, float c) {
 /* min / max that give NaN where either operand is NaN, as target_cuda.h. */
 TQ_INLINE float minNaN(float a, float b) { return a < b || a != a ? a : b; }
 TQ_INLINE float maxNaN(float a, float b) { return a > b || a != a ? a : b; }
+/* No packed 16-bit min/max here yet (target_cuda.h's minNaN2 / maxNaN2):
+ * the store takes its uniform extremes from floats. Declared for the
+ * templates' discarded branches, never defined or called. */
+constexpr bool kTargetHasPackedMinMax = false;
+template <bool BF16> TQ_INLINE uint32_t minNaN2(uint32_t a, uint32_t b);
+template <bool BF16> TQ_INLINE uint32_t maxNaN2(uint32_t a, uint32_t b);
 /* All ones where a < b, else 0 (NaN: 0), as target_cuda.h. */
 TQ_INLINE uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }

@@ -248,6 +248,23 @@ inline float fmaDown(float a, float b, float c) {
 inline float minNaN(float a, float b) { return a < b || a != a ? a : b; }
 inline float maxNaN(float a, float b) { return a > b || a != a ? a : b; }
 inline uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
+// min/max.NaN.{bf16,f16}x2 per half: the chosen operand's bits, or the
+// canonical NaN 0x7fff where either is NaN.
+constexpr bool kTargetHasPackedMinMax = true;
+template <bool BF16, bool MAX> inline uint32_t minMaxNaN2(uint32_t a, uint32_t b) {
+  uint32_t r = 0;
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t x = (a >> (16 * h)) & 0xffffu, y = (b >> (16 * h)) & 0xffffu;
+    const float fx = BF16 ? bf16BitsToFloat(x) : f16BitsToFloat(x);
+    const float fy = BF16 ? bf16BitsToFloat(y) : f16BitsToFloat(y);
+    const uint32_t pick = fx != fx || fy != fy ? 0x7fffu
+                          : (MAX ? fx > fy : fx < fy) ? x : y;
+    r |= pick << (16 * h);
+  }
+  return r;
+}
+template <bool BF16> inline uint32_t minNaN2(uint32_t a, uint32_t b) { return minMaxNaN2<BF16, false>(a, b); }
+template <bool BF16> inline uint32_t maxNaN2(uint32_t a, uint32_t b) { return minMaxNaN2<BF16, true>(a, b); }
 inline float negInf() { return -INFINITY; }
 inline bool isNegInf(float x) { return x == -INFINITY; }
 inline double divRn(double a, double b) { return a / b; }
