@@ -315,7 +315,10 @@ TQ_INLINE float maxNaN(float a, float b) {
  * f16x2), each half NaN where either operand's is (one HMNMX2 for two
  * FMNMX: the store's uniform extremes straight from the activations,
  * whose floats are exact in float). Only where kTargetHasPackedMinMax. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+// From sm_90 only, though sm_80 has the instructions: there the extend
+// prep, capped at 128 registers, spills 24 B when the store keeps the raw
+// words for them (k3v4, the toolchain tier; sm_90 and later do not).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 constexpr bool kTargetHasPackedMinMax = false;
 #else
 constexpr bool kTargetHasPackedMinMax = true; // min/max.NaN.{bf16,f16}x2
