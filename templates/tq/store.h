@@ -761,6 +761,27 @@ TQ_INLINE void storeTensor(const float (&x)[Spec::kHeadDim / G],
     storeElements<Spec, IsKey, G>(x, region, pos, codes, live);
 }
 
+/* The extremes of a lane's N 16-bit floats (two per word) in float, as
+ * minR / maxR over their floats would give them (exact: a 16-bit float's
+ * float is exact; NaN stays NaN): packed min/max, two coordinates per
+ * instruction, in two chains (half the latency; a tree of pairs was not
+ * unrolled and put the words on the stack). */
+template <class T, int NW>
+TQ_INLINE void wordExtremes(const uint32_t (&w)[NW], float &lo, float &hi) {
+  constexpr bool BF = DType<T>::kIsBf16;
+  static_assert(NW >= 2, "two chains of words");
+  uint32_t l[2] = {w[0], w[1]}, h[2] = {w[0], w[1]};
+  TQ_UNROLL
+  for (int i = 2; i < NW; ++i) {
+    l[i & 1] = minNaN2<BF>(l[i & 1], w[i]);
+    h[i & 1] = maxNaN2<BF>(h[i & 1], w[i]);
+  }
+  l[0] = minNaN2<BF>(l[0], l[1]);
+  h[0] = maxNaN2<BF>(h[0], h[1]);
+  lo = minR(DType<T>::toFloat(l[0] & 0xffffu), DType<T>::toFloat(l[0] >> 16));
+  hi = maxR(DType<T>::toFloat(h[0] & 0xffffu), DType<T>::toFloat(h[0] >> 16));
+}
+
 /* storeTensor from the raw 16-bit activations of a group of G < 32 lanes:
  * storeLloydMaxRegs where it applies (it may rotate the raw bits on tensor
  * cores), the float paths otherwise. */
@@ -776,34 +797,17 @@ TQ_INLINE void storeTensorWords(const uint32_t (&w)[Spec::kHeadDim / G / 2],
     storeLloydMaxRegs<Spec, IsKey, G, T>(w, pairMasks, region, pos, live);
   } else if constexpr (kTargetHasPackedMinMax &&
                        Info::kQuant == TQ_QUANT_UNIFORM && !Info::kRotated) {
-    // An unrotated uniform tensor's lane extremes from its raw words, two
-    // coordinates per min/max (exact: the floats of 16-bit values are
-    // exact, NaN kept as minR / maxR keep it): half the k3v4 value's 62
-    // FMNMX, on the ALU pipe that bounds the store (docs/NOTES.md "Store,
-    // session 16": ALU pipe 64 %).
-    constexpr bool BF = DType<T>::kIsBf16;
-    uint32_t lo2[E / 2], hi2[E / 2];
-    TQ_UNROLL
-    for (int i = 0; i < E / 2; ++i)
-      lo2[i] = hi2[i] = w[i];
-    static_assert(E >= 4, "two chains of words");
-    TQ_UNROLL
-    for (int i = 2; i < E / 2; ++i) { // two chains: half the latency
-      lo2[i & 1] = minNaN2<BF>(lo2[i & 1], lo2[i]);
-      hi2[i & 1] = maxNaN2<BF>(hi2[i & 1], hi2[i]);
-    }
-    lo2[0] = minNaN2<BF>(lo2[0], lo2[1]);
-    hi2[0] = maxNaN2<BF>(hi2[0], hi2[1]);
-    const float lo = minR(DType<T>::toFloat(lo2[0] & 0xffffu),
-                          DType<T>::toFloat(lo2[0] >> 16));
-    const float hi = maxR(DType<T>::toFloat(hi2[0] & 0xffffu),
-                          DType<T>::toFloat(hi2[0] >> 16));
+    // An unrotated uniform tensor's extremes from its raw words: half the
+    // k3v4 value's 62 FMNMX, on the ALU pipe that bounds the store
+    // (docs/NOTES.md "Store, session 16": ALU pipe 64 %).
+    float lo, hi;
+    wordExtremes<T>(w, lo, hi);
     float x[E];
     floatsOfWords<T, E>(w, x);
     storeElements<Spec, IsKey, G, true>(x, region, pos, codes, live, lo, hi);
   } else {
-    float x[Spec::kHeadDim / G];
-    floatsOfWords<T, Spec::kHeadDim / G>(w, x);
+    float x[E];
+    floatsOfWords<T, E>(w, x);
     storeTensor<Spec, IsKey, G>(x, region, pos, book, codes, resid, live);
   }
 }

@@ -314,10 +314,10 @@ TQ_INLINE float maxNaN(float a, float b) {
 /* minNaN / maxNaN of two 16-bit floats per word (bf16x2 if BF16, else
  * f16x2), each half NaN where either operand's is (one HMNMX2 for two
  * FMNMX: the store's uniform extremes straight from the activations,
- * whose floats are exact in float). Only where kTargetHasPackedMinMax. */
-// From sm_90 only, though sm_80 has the instructions: there the extend
-// prep, capped at 128 registers, spills 24 B when the store keeps the raw
-// words for them (k3v4, the toolchain tier; sm_90 and later do not).
+ * whose floats are exact in float). Only where kTargetHasPackedMinMax:
+ * from sm_90, though sm_80 has the instructions, since there the extend
+ * prep, capped at 128 registers, spills 24 B when the store keeps the raw
+ * words for them (k3v4, the toolchain tier; sm_90 and later do not). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 constexpr bool kTargetHasPackedMinMax = false;
 #else
