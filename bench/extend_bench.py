@@ -170,7 +170,7 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen, profile=False):
     # cold L2): one eager launch per event pair measured the host's launch
     # path too (~35 us for a 1K chunk whose store takes a few).
     bpth = manifest["layout"]["bytes_per_token_head"]
-    res["store_us"] = (store_point(plan, bundle, C, bpth, BLOCK, reps, gen, 16)[0]
+    res["store_us"] = (store_point(plan, bundle, C, bpth, BLOCK, reps, gen, 16, paged=True)[0]
                        if not profile else float("nan"))
 
     # The fused store: the chunk's slots follow the prefix's. Its bytes

@@ -8,8 +8,14 @@ For every preset bundle given it
      byte-exactness is the GPU tier's job, tests/gpu);
   2. times, as CUDA-graph replays over rotating inputs (cold L2 for the chunk),
      a decode step (one new token per sequence: --step-tokens, default 32
-     tokens x the bundle's KV heads) and a prefill chunk (--chunk-tokens,
-     default 16384);
+     tokens x the bundle's KV heads, each in a random slot of its own) and a
+     prefill chunk (--chunk-tokens, default 16384) as a paged engine lays
+     one sequence's chunk out: its pages in random order, its tokens in
+     order within a page (slot = page * block_size + position);
+  3. times the same chunk with every token in a random slot ("scattered":
+     no engine writes a chunk so, but it shows what the cache's write
+     pattern costs: a token-head's code bytes then fill no 32-byte sector
+     with its neighbours', session 33);
 and prints us and the bandwidth used (K/V read + slots + compressed bytes
 written) as a fraction of 4.6 TB/s; writes JSON.
 
@@ -27,20 +33,29 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from decode_bench import PEAK, capture, check, median_us, replicas_for  # noqa: E402
 
 
-def store_point(plan, bundle, tokens, bpth, block, reps, gen, cap):
+def store_point(plan, bundle, tokens, bpth, block, reps, gen, cap, paged):
     """us per store of `tokens` tokens into pages of `block` tokens, over
-    rotating inputs and pages."""
+    rotating inputs and pages. paged: one sequence's chunk (whole pages in
+    random order, tokens in order within each); else every token in a
+    random slot (a decode step's tokens, one per sequence)."""
     hkv, d = bundle.num_kv_heads, bundle.head_dim
     io = tokens * hkv * (d * 2 * 2 + bpth) + tokens * 8
     R = replicas_for(io, cap)
     blocks = math.ceil(tokens / block) * R
     cache = bundle.allocate_cache(num_blocks=blocks)
-    perm = torch.randperm(blocks * block, device="cuda", generator=gen)
+    if paged:
+        pages = torch.randperm(blocks, device="cuda", generator=gen).to(torch.int64)
+        perm = (pages.repeat_interleave(block) * block
+                + torch.arange(block, device="cuda").repeat(blocks))
+        per = math.ceil(tokens / block) * block  # a replica's whole pages
+    else:
+        perm = torch.randperm(blocks * block, device="cuda", generator=gen)
+        per = tokens
     ks = [torch.randn(tokens, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
           for _ in range(R)]
     vs = [torch.randn(tokens, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
           for _ in range(R)]
-    slots = [perm[r * tokens:(r + 1) * tokens].contiguous() for r in range(R)]
+    slots = [perm[r * per:r * per + tokens].contiguous() for r in range(R)]
 
     def make(i):
         return lambda: plan.store(ks[i], vs[i], cache, slots[i])
@@ -80,16 +95,21 @@ def bench(tqrt, bundle_dir, step_tokens, chunk_tokens, reps, gen):
     # The store grid is the plan's max_tokens: an engine plans the decode
     # step (max_tokens = its batch) apart from prefill chunks.
     step_plan = bundle.plan(max_batch=step_tokens, max_tokens=step_tokens)
-    step_us, step_bytes, step_r = store_point(step_plan, bundle, step_tokens, bpth, block, reps, gen, 256)
+    step_us, step_bytes, step_r = store_point(step_plan, bundle, step_tokens, bpth, block, reps,
+                                              gen, 256, paged=False)
     step_plan.close()
-    chunk_us, chunk_bytes, chunk_r = store_point(plan, bundle, chunk_tokens, bpth, block, reps, gen, 16)
+    chunk_us, chunk_bytes, chunk_r = store_point(plan, bundle, chunk_tokens, bpth, block, reps,
+                                                 gen, 16, paged=True)
+    scattered_us = store_point(plan, bundle, chunk_tokens, bpth, block, reps, gen, 16,
+                               paged=False)[0]
     plan.close()
     bundle.close()
     return dict(preset=info["spec"]["preset"], ok=ok, cos=cos, rel=rel,
                 step_tokens=step_tokens, step_us=step_us, step_bytes=step_bytes,
                 step_replicas=step_r, chunk_tokens=chunk_tokens, chunk_us=chunk_us,
                 chunk_bytes=chunk_bytes, chunk_replicas=chunk_r,
-                chunk_frac=chunk_bytes / chunk_us * 1e6 / PEAK)
+                chunk_frac=chunk_bytes / chunk_us * 1e6 / PEAK,
+                chunk_scattered_us=scattered_us)
 
 
 def main():
@@ -110,13 +130,14 @@ def main():
     gen.manual_seed(1)
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
     print(f"{'preset':<6} {'step tok':>8} {'step us':>8} {'chunk tok':>9} {'chunk us':>9} "
-          f"{'GB/s':>6} {'%4.6T':>6}  check")
+          f"{'GB/s':>6} {'%4.6T':>6} {'scattered us':>12}  check")
     results = []
     for bd in args.bundles:
         r = bench(tqrt, bd, args.step_tokens, args.chunk_tokens, args.reps, gen)
         print(f"{r['preset']:<6} {r['step_tokens']:>8} {r['step_us']:>8.2f} "
               f"{r['chunk_tokens']:>9} {r['chunk_us']:>9.1f} "
-              f"{r['chunk_bytes'] / r['chunk_us'] / 1e3:>6.0f} {r['chunk_frac']:>6.1%}  "
+              f"{r['chunk_bytes'] / r['chunk_us'] / 1e3:>6.0f} {r['chunk_frac']:>6.1%} "
+              f"{r['chunk_scattered_us']:>12.1f}  "
               f"{'ok' if r['ok'] else 'FAIL'} cos {r['cos']:.4f} rel {r['rel']:.3f}")
         results.append(r)
         sys.stdout.flush()

@@ -191,19 +191,16 @@ static int checkTileStore(const tq_extend_args &a0, const std::vector<uint8_t> &
   alignas(16) static uint32_t pairMasks[2][Spec::kHeadDim / 2];
   int bad = 0;
   namespace ed = tq::extend_detail;
-  // Both tensors by one set of warps (the producer alone), and the keys and
-  // values by two (the producer and warpgroup 0: kConsumerValueStores).
-  for (bool split : {false, true})
   for (int tile : {32, 13}) {
     std::vector<uint8_t> got(before);
     tq_extend_args a = a0;
     a.cache = got.data() + offset;
-    auto storeTile = [&](auto tensors, int b, int tok0, int kvh) {
+    auto storeTile = [&](int b, int tok0, int kvh) {
       emu::runCta(0, kvh, 0, NWS * 32, [&] {
         sd::fillStoreTables<Spec, NWS>(keyBook, valueBook, pairMasks);
         const int gl = tq::laneIndex() % sd::kStoreGroup<Spec>;
         constexpr int E = Spec::kHeadDim / sd::kStoreGroup<Spec>;
-        ed::storeTileRows<Spec, tq::bf16_t, NWS, decltype(tensors)::value>(
+        ed::storeTileRows<Spec, tq::bf16_t, NWS>(
             a, kvh, cu[b], tok0, std::min(tile, cu[b + 1] - cu[b] - tok0), tq::warpIndex(), pairMasks, keyBook,
             valueBook, codes, resid, [&](int tok, bool value, uint32_t (&x)[E / 2]) {
               const uint16_t *src = static_cast<const uint16_t *>(value ? a.value : a.key);
@@ -214,19 +211,12 @@ static int checkTileStore(const tq_extend_args &a0, const std::vector<uint8_t> &
     };
     for (int b = 0; b < batch; ++b)
       for (int tok0 = 0; tok0 < cu[b + 1] - cu[b]; tok0 += tile)
-        for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh) {
-          if (split) {
-            storeTile(std::integral_constant<int, ed::kStoreKeys>(), b, tok0, kvh);
-            storeTile(std::integral_constant<int, ed::kStoreValues>(), b, tok0, kvh);
-          } else {
-            storeTile(std::integral_constant<int, ed::kStoreKeys | ed::kStoreValues>(), b, tok0, kvh);
-          }
-        }
+        for (int kvh = 0; kvh < Spec::kNumKVHeads; ++kvh)
+          storeTile(b, tok0, kvh);
     size_t diff = 0, first = 0;
     for (size_t i = 0; i < got.size(); ++i) if (got[i] != want[i] && diff++ == 0) first = i;
     if (diff && bad++ < 3)
-      printf("tiles of %d tokens (%s): %zu bytes differ from the store kernel's, the first at %zu\n", tile,
-             split ? "keys and values apart" : "both at once", diff, first);
+      printf("tiles of %d tokens: %zu bytes differ from the store kernel's, the first at %zu\n", tile, diff, first);
   }
   printf("%s sm_90a chunk-only CTAs' store of their own tokens against the store kernel: %s\n", PRESET, bad ? "FAIL" : "ok");
   return bad;

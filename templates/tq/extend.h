@@ -1304,12 +1304,8 @@ TQ_INLINE void prepHead(const tq_extend_args &a, int row, int h, bool live,
  * own for each KV head. A group without a token, or whose token's slot is
  * -1, computes on the round's first token without writing (every lane
  * joins the warp's shuffles and mma). The tables as fillStoreTables<Spec,
- * NWS> left them. kTensors (kStoreKeys | kStoreValues) says which of the
- * two tensors these warps store: the wgmma kernel splits them between its
- * producer and a consumer warpgroup, each from its own codes rows. */
-constexpr int kStoreKeys = 1, kStoreValues = 2;
-template <class Spec, class T, int NWS, int kTensors = kStoreKeys | kStoreValues,
-          class Words>
+ * NWS> left them. */
+template <class Spec, class T, int NWS, class Words>
 TQ_INLINE void storeTileRows(
     const tq_extend_args &a, int kvh, int row0, int tok0, int ntok, int w,
     const uint32_t (*pairMasks)[Spec::kHeadDim / 2],
@@ -1322,7 +1318,6 @@ TQ_INLINE void storeTileRows(
   constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G;
   constexpr int E = Spec::kHeadDim / G, kPerRound = NWS * GPW;
   static_assert(G < kWarpSize, "the store's lane groups of < 32 lanes");
-  static_assert(kTensors >= 1 && kTensors <= 3, "keys, values or both");
   const int q = w * GPW + laneIndex() / G;
   for (int t0 = 0; t0 < ntok; t0 += kPerRound) { // uniform over the CTA
     const int t = t0 + q < ntok ? t0 + q : t0;
@@ -1336,16 +1331,12 @@ TQ_INLINE void storeTileRows(
     // One tensor's words at a time (storeRoundWords holds both): the
     // producer's 88 registers spilled with both (k4v4, k4v2).
     uint32_t x[E / 2];
-    if constexpr ((kTensors & kStoreKeys) != 0) {
-      words(tok0 + t, false, x);
-      storeTensorWords<Spec, true, G, T>(x, pairMasks[0], region, pos,
-                                         keyBook, codes[q], resid[w], live);
-    }
-    if constexpr ((kTensors & kStoreValues) != 0) {
-      words(tok0 + t, true, x);
-      storeTensorWords<Spec, false, G, T>(x, pairMasks[1], region, pos,
-                                          valueBook, codes[q], resid[w], live);
-    }
+    words(tok0 + t, false, x);
+    storeTensorWords<Spec, true, G, T>(x, pairMasks[0], region, pos, keyBook,
+                                       codes[q], resid[w], live);
+    words(tok0 + t, true, x);
+    storeTensorWords<Spec, false, G, T>(x, pairMasks[1], region, pos,
+                                        valueBook, codes[q], resid[w], live);
   }
 }
 } // namespace extend_detail

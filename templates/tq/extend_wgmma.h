@@ -135,22 +135,6 @@ template <class Spec> struct ExtendWgmmaPlan {
 #else
   static constexpr bool kRawEpilogue = kRawChunkExtras;
 #endif
-  // TQ_EXTEND_CONSUMER_VALUE_STORES=1 (with the raw epilogue, which keeps
-  // the tiles intact to the end) splits the store: the producer stores the
-  // keys as soon as the own key tiles have landed, and warpgroup 0, whose
-  // last product ends about a softmax before warpgroup 1's, stores the
-  // values after its epilogue. Why: the producer's store of both (one warp
-  // per scheduler, ~1126 instructions per warp-token, latency-bound)
-  // starts only once the last value tile has landed and outlasts the
-  // consumers by ~1 us per CTA (+9.6 us over a causal 4K chunk, session
-  // 29, H100). Off by default until a GPU run has checked and timed it
-  // (session 31 got no device time; docs/NOTES.md).
-#ifdef TQ_EXTEND_CONSUMER_VALUE_STORES
-  static constexpr bool kConsumerValueStores =
-      TQ_EXTEND_CONSUMER_VALUE_STORES && kChunkOnlyStores && kRawEpilogue;
-#else
-  static constexpr bool kConsumerValueStores = false;
-#endif
 #ifdef TQ_EXTEND_CHUNK_PRODUCER_REGS
   static constexpr int kChunkProducerRegs = TQ_EXTEND_CHUNK_PRODUCER_REGS;
 #else
@@ -307,18 +291,14 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       sQFull;
   // Ping-pong CTAs store their own chunk tokens when asked (storeTileRows,
   // the producer warpgroup): the store's shared tables, sized for it.
-  // With kConsumerValueStores warpgroup 0 stores the values beside the
-  // producer's keys: codes rows and residuals of its own after the
-  // producer's.
   using StoreTb = store_detail::StoreTables<Spec, kPingPong ? Pl::NP : 1>;
-  constexpr int kStorers = Pl::kConsumerValueStores ? 2 : 1;
-  constexpr int kStoreRows = kPingPong ? kStorers * StoreTb::kGroups : 1;
+  constexpr int kStoreRows = kPingPong ? StoreTb::kGroups : 1;
   TQ_SHARED store_detail::StoreReal<KInfo>
       sKeyBook[kPingPong ? StoreTb::kKeyLevels : 1];
   TQ_SHARED store_detail::StoreReal<VInfo>
       sValueBook[kPingPong ? StoreTb::kValueLevels : 1];
   TQ_SHARED uint8_t sCodes[kStoreRows][D];
-  TQ_SHARED float sResid[kPingPong ? kStorers * Pl::NP : 1][StoreTb::kResid];
+  TQ_SHARED float sResid[kPingPong ? Pl::NP : 1][StoreTb::kResid];
   TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][kPingPong ? D / 2 : 1];
   // The own tokens lie in the last two tiles (tile and token counts are
   // powers of two).
@@ -454,25 +434,16 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
           // last tiles (ownRowWords): the producer is otherwise idle while
           // the consumers finish those tiles and the epilogue, and the
           // rows cross memory once (session 28's form loaded them again,
-          // between tiles 1 and 2, and held up tile 2: run2). The keys
-          // only where warpgroup 0 stores the values: then they start
-          // once the own key tiles have landed (their sFull phases, the
-          // last on those buffers, so no waiter is a phase behind), not
-          // the last value tile, issued about a tile after its keys (once
-          // P·V three tiles back is done).
-          if constexpr (Pl::kConsumerValueStores) {
-            for (int j = tok0 / BN; j <= (tok0 + ntok - 1) / BN; ++j)
-              barrierWait(&sFull[j & 1], (j >> 1) & 1);
-          } else {
-            copyAsyncWait<0>();
-            namedBarrier(4, Pl::kProducerThreads); // every copy has landed
-          }
-          storeTileRows<Spec, T, Pl::NP,
-                        Pl::kConsumerValueStores
-                            ? kStoreKeys
-                            : kStoreKeys | kStoreValues>(
-              a, kvh, row0, tok0, ntok, warp - Pl::NW, sPairMasks, sKeyBook,
-              sValueBook, sCodes, sResid, ownRowWords);
+          // between tiles 1 and 2, and held up tile 2: run2). Splitting
+          // it (the producer the keys once its key tiles landed, warpgroup
+          // 0 the values after its epilogue) gained nothing at causal 4K
+          // and cost 6x over a 28K prefix (session 33, bench/results).
+          copyAsyncWait<0>();
+          namedBarrier(4, Pl::kProducerThreads); // every copy has landed
+          storeTileRows<Spec, T, Pl::NP>(a, kvh, row0, tok0, ntok,
+                                         warp - Pl::NW, sPairMasks, sKeyBook,
+                                         sValueBook, sCodes, sResid,
+                                         ownRowWords);
         }
         copyAsyncWait<0>(); // no copy outlives its thread
         // Without the raw epilogue sO overlays the tiles: the producer's
@@ -668,17 +639,6 @@ TQ_INLINE void extendWgmmaCta(const tq_extend_args &a, int b, int tile) {
       static_assert(Pl::kRawOutBytes > 0, "ping-pong: eight consumer warps");
       finishRawRows<Spec, T, OT, Pl::kRawOutPitch>(
           a, o, m, l, rTok, kvh, row0, tok0, ntok, smem + Pl::kRawOutAt);
-      // Warpgroup 0's last product ended first: the values of the fused
-      // store (the producer stores the keys). The value tiles it waited
-      // for hold the own rows, and nothing writes them any more. A
-      // warpgroup has as many warps as the producer (NP == 4), so its
-      // codes rows and residuals are sized like the producer's.
-      if constexpr (Pl::kConsumerValueStores)
-        if (storing && wg == 0)
-          storeTileRows<Spec, T, Pl::NP, kStoreValues>(
-              a, kvh, row0, tok0, ntok, warp, sPairMasks, sKeyBook,
-              sValueBook, sCodes + StoreTb::kGroups, sResid + Pl::NP,
-              ownRowWords);
       return;
     }
     // Both warpgroups' and the producer's last reads of the tiles before

@@ -956,23 +956,9 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   const int first = blockIndexX() * kTile;
   if (first >= a.num_tokens)
     return;
-  int64_t slot0 = -1; // one token per CTA: its slot, read once
-  if constexpr (kTile == 1) {
-    slot0 = a.slot_mapping[first];
-    if (slot0 < 0) // the whole CTA leaves together, before any barrier
-      return;
-  }
 
   constexpr int G = kStoreGroup<Spec>, GPW = kWarpSize / G; // groups / warp
   constexpr int kGroups = NW * GPW, E = D / G;
-  using Tb = StoreTables<Spec, NW>;
-  TQ_SHARED StoreReal<typename Tb::KInfo> sKeyBook[Tb::kKeyLevels];
-  TQ_SHARED StoreReal<typename Tb::VInfo> sValueBook[Tb::kValueLevels];
-  TQ_SHARED uint8_t sCodes[kGroups][D];
-  TQ_SHARED float sResid[NW][Tb::kResid];
-  TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][D / 2];
-  fillStoreTables<Spec, NW>(sKeyBook, sValueBook, sPairMasks);
-
   const int warp = warpIndex(), gl = laneIndex() & (G - 1);
   const int group = warp * GPW + laneIndex() / G;
   auto keysOf = [&](int token) {
@@ -981,6 +967,38 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   auto valuesOf = [&](int token) {
     return static_cast<const T *>(a.value) + token * a.value_stride_token;
   };
+  // A round's words per lane (lane groups: G < 32; 1 keeps the QJL
+  // keys' warp-per-head path, which has no rounds, well-formed at D = 32).
+  constexpr int EW = G < kWarpSize ? E / 2 : 1;
+  auto loadRound = [&](int token, int h0, uint32_t(&wk)[EW],
+                       uint32_t(&wv)[EW]) {
+    if constexpr (G < kWarpSize)
+      loadStoreRound<Spec, T>(keysOf(token), a.key_stride_head,
+                              valuesOf(token), a.value_stride_head,
+                              roundHead<Spec>(h0, group), wk, wv);
+  };
+  // A 1-token CTA's slot, then the first round's rows (lane groups), are
+  // loaded ahead of the tables' fill, and the slot's padding test follows
+  // the fill: both loads' latency overlaps it. Before, the CTA waited for
+  // its slot, then issued its row loads behind the fill's barrier and
+  // waited again (ncu, session 33: 28 % of the stall samples); testing the
+  // slot before the fill only moved that wait there. Every token's rows
+  // exist, whatever its slot.
+  const int64_t slot0 = kTile == 1 ? a.slot_mapping[first] : -1;
+  uint32_t wk[EW], wv[EW];
+  if constexpr (G < kWarpSize)
+    loadRound(first, 0, wk, wv);
+
+  using Tb = StoreTables<Spec, NW>;
+  TQ_SHARED StoreReal<typename Tb::KInfo> sKeyBook[Tb::kKeyLevels];
+  TQ_SHARED StoreReal<typename Tb::VInfo> sValueBook[Tb::kValueLevels];
+  TQ_SHARED uint8_t sCodes[kGroups][D];
+  TQ_SHARED float sResid[NW][Tb::kResid];
+  TQ_SHARED TQ_ALIGN(16) uint32_t sPairMasks[2][D / 2];
+  fillStoreTables<Spec, NW>(sKeyBook, sValueBook, sPairMasks);
+  if (kTile == 1 && slot0 < 0) // uniform: the whole CTA leaves, no barrier
+    return;                    // follows
+
   if constexpr (G == kWarpSize) {
     // A warp per token-head (QJL keys): the warps take the heads in turn,
     // the value row loaded after the key's float64 math (registers).
@@ -1007,12 +1025,6 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
     // Rounds over the heads, uniform over the CTA: every lane of a warp
     // runs the same code (its groups' shuffles are warp-wide); a group past
     // the last head redoes head 0 without writing.
-    auto loadRound = [&](int token, int h0, uint32_t(&wk)[E / 2],
-                         uint32_t(&wv)[E / 2]) {
-      loadStoreRound<Spec, T>(keysOf(token), a.key_stride_head,
-                              valuesOf(token), a.value_stride_head,
-                              roundHead<Spec>(h0, group), wk, wv);
-    };
     auto storeRound = [&](int64_t slot, int h0, const uint32_t(&wk)[E / 2],
                           const uint32_t(&wv)[E / 2]) {
       storeRoundWords<Spec, T>(sPairMasks, sKeyBook, sValueBook,
@@ -1024,8 +1036,6 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
     // With several tokens per CTA, the next token's first round (rows and
     // slot) is loaded before this token's math, so a warp's loads overlap
     // its own compute rather than only other warps'.
-    uint32_t wk[E / 2], wv[E / 2];
-    loadRound(first, 0, wk, wv);
     int64_t slot = kTile == 1 ? slot0 : a.slot_mapping[first];
     TQ_NO_UNROLL
     for (int t = 0; t < kTile; ++t) {

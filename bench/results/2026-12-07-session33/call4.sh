@@ -1,0 +1,26 @@
+# Session 33 call 4 (working tree after c3d03e0, as call 3 but the store kernel loads its slot, then
+# its first round's rows, ahead of the tables' fill and tests the slot after it;
+# the split extend store removed; store_bench times the chunk with paged
+# slots, and the old scattered slots beside it): store_bench (sm_90
+# bundles), ncu of the k3v4 store kernel on a 16K chunk with the source
+# page (against run2's 38.02 us), then the sm_90a GPU tier.
+[ -d .carry/googletest ] || tar xf .carry/googletest.tgz -C .carry
+G="bash scripts/gpu-eval.sh .carry/tqc-gpu.tar.xz $PWD/.carry/googletest"
+mkdir -p $OUT/r
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > $OUT/r/gpu.txt
+cat $OUT/r/gpu.txt
+OUT= timeout 150 $G /tmp/gs4 store > $OUT/r/eval-store.txt 2>&1
+cp /tmp/gs4/store.txt /tmp/gs4/store.json $OUT/r/ 2>/dev/null; echo "== store at ${SECONDS}s"; cat /tmp/gs4/store.txt; tail -2 $OUT/r/eval-store.txt
+tar czf $OUT/call4-store.tgz -C $OUT r
+mkdir -p /tmp/gn4
+NCU=$PWD/scripts/ncu-source.sh NCU_REP_DIR=/tmp/gn4 \
+  NCU_STORE_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats --section SourceCounters" \
+  OUT= timeout 120 $G /tmp/gn4 ncu-store > $OUT/r/eval-ncu-store.txt 2>&1
+for f in /tmp/gn4/rep-*.ncu-rep; do /usr/local/cuda/bin/ncu -i $f --page details > $OUT/r/ncu-store-details.txt 2>&1; done
+gzip -c /tmp/gn4/rep-*.sass.csv > $OUT/r/store-sass.csv.gz 2>/dev/null
+echo "== ncu at ${SECONDS}s"; grep -E "Duration|DRAM Throughput|Issue Slots|Eligible Warps|Registers Per|Achieved Occ|Warp Cycles Per Issued" $OUT/r/ncu-store-details.txt | head -12
+tar czf $OUT/call4-ncu.tgz -C $OUT r
+left=$((${CALL_LIMIT:-590} - SECONDS)); echo "== tier with ${left}s left"
+[ $left -gt 200 ] && TIER_ARCH=sm_90a OUT= timeout $((left - 8)) $G /tmp/ge4 tier > $OUT/r/eval-tier.txt 2>&1
+cp /tmp/ge4/*.txt $OUT/r/ 2>/dev/null; echo "== tier at ${SECONDS}s"; grep -hE "PASSED|FAILED|exit" /tmp/ge4/log.txt | head
+tar czf $OUT/call4-tier.tgz -C $OUT r
