@@ -979,14 +979,24 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   };
   // A 1-token CTA's slot, then the first round's rows (lane groups), are
   // loaded ahead of the tables' fill, and the slot's padding test follows
-  // the fill: both loads' latency overlaps it. Before, the CTA waited for
-  // its slot, then issued its row loads behind the fill's barrier and
-  // waited again (ncu, session 33: 28 % of the stall samples); testing the
-  // slot before the fill only moved that wait there. Every token's rows
-  // exist, whatever its slot.
+  // the fill: one DRAM round trip per CTA. Before, the CTA waited for its
+  // slot, then issued its row loads behind the fill's barrier and waited
+  // again (ncu, session 33: 28 % of the stall samples); testing the slot
+  // before the fill only moved that wait there. Every token's rows exist,
+  // whatever its slot. A 32-token step 3.57 -> 3.35 us on an H100; the 16K
+  // chunk flat in store_bench, 3 % slower under ncu (session 16 saw a
+  // similar order cost its chunk 4 %). TQ_STORE_EARLY_LOADS=0 restores the
+  // order before (A/B runs).
+#ifdef TQ_STORE_EARLY_LOADS
+  constexpr bool kEarlyLoads = TQ_STORE_EARLY_LOADS != 0;
+#else
+  constexpr bool kEarlyLoads = true;
+#endif
   const int64_t slot0 = kTile == 1 ? a.slot_mapping[first] : -1;
+  if (!kEarlyLoads && kTile == 1 && slot0 < 0)
+    return; // the whole CTA leaves together, before any barrier
   uint32_t wk[EW], wv[EW];
-  if constexpr (G < kWarpSize)
+  if constexpr (G < kWarpSize && kEarlyLoads)
     loadRound(first, 0, wk, wv);
 
   using Tb = StoreTables<Spec, NW>;
@@ -998,6 +1008,8 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   fillStoreTables<Spec, NW>(sKeyBook, sValueBook, sPairMasks);
   if (kTile == 1 && slot0 < 0) // uniform: the whole CTA leaves, no barrier
     return;                    // follows
+  if constexpr (G < kWarpSize && !kEarlyLoads)
+    loadRound(first, 0, wk, wv);
 
   if constexpr (G == kWarpSize) {
     // A warp per token-head (QJL keys): the warps take the heads in turn,
