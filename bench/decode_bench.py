@@ -79,6 +79,13 @@ def capture(fns):
     return g
 
 
+def slots_of_pages(pages, block):
+    """The cache slots of a sequence laid out in `pages` (a block-table row):
+    page p's positions 0..block-1 in turn, as an engine's slot_mapping."""
+    return (pages.to(torch.int64).repeat_interleave(block) * block
+            + torch.arange(block, device=pages.device).repeat(pages.numel()))
+
+
 def replicas_for(bytes_per_call, cap):
     return max(1, min(cap, math.ceil(4 * L2_BYTES / max(bytes_per_call, 1))))
 
@@ -132,9 +139,7 @@ def fill_cache(plan, bundle, cache, tokens_per_row, B, R, hkv, d, gen, block):
     keep_k, keep_v = [[] for _ in range(keep)], [[] for _ in range(keep)]
     for r in range(R):
         for b in range(B):
-            slots_all = (tables[r, b].to(torch.int64).repeat_interleave(block) * block
-                         + torch.arange(block, device="cuda").repeat(blocks_per_seq))
-            slots_all = slots_all[:tokens_per_row]
+            slots_all = slots_of_pages(tables[r, b], block)[:tokens_per_row]
             for s in range(0, tokens_per_row, chunk):
                 n = min(chunk, tokens_per_row - s)
                 k = torch.randn(n, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)

@@ -9,8 +9,9 @@ Cases (issue 7/9's acceptance):
              kernel: tqc extend vs SDPA over a bf16 prefix of the same length
              (lower-right causal mask, the chunk's row i sees P + i + 1
              keys), and vs SDPA without a mask (the design docs' baseline);
-  store      the store kernel writing the C-token chunk (timed as
-             store_bench does: CUDA-graph replays, rotating inputs), as a
+  store      the store kernel writing the C-token chunk into whole pages
+             (timed as store_bench does: CUDA-graph replays, rotating
+             inputs), as a
              fraction of SDPA's causal time for that chunk;
   fused      the same extend storing its chunk too (slot_mapping,
              tqrt_launch_extend_store: the prep stores the rows it reads):
@@ -44,7 +45,7 @@ import torch
 import torch.nn.functional as F
 
 import decode_bench  # the environment line shared by the benchmarks
-from decode_bench import capture, median_us as replay_median_us
+from decode_bench import capture, median_us as replay_median_us, slots_of_pages
 from store_bench import store_point  # the store's timing
 
 warnings.filterwarnings("ignore", category=UserWarning)  # SDPA's backend probing
@@ -115,8 +116,7 @@ def run_case(tqrt, bundle_dir, P, C, reps, gen, profile=False):
     blocks = math.ceil((P + C) / BLOCK)
     cache = bundle.allocate_cache(num_blocks=blocks)
     table = torch.randperm(blocks, device="cuda", generator=gen).to(torch.int32).view(1, blocks)
-    slots = (table[0].to(torch.int64).repeat_interleave(BLOCK) * BLOCK
-             + torch.arange(BLOCK, device="cuda").repeat(blocks))
+    slots = slots_of_pages(table[0], BLOCK)
     kp = torch.randn(P, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     vp = torch.randn(P, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     fill = bundle.plan(max_batch=1, max_tokens=16384)  # the prefix's store

@@ -30,7 +30,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from decode_bench import PEAK, capture, check, median_us, replicas_for  # noqa: E402
+from decode_bench import (PEAK, capture, check, median_us, replicas_for,  # noqa: E402
+                          slots_of_pages)
 
 
 def store_point(plan, bundle, tokens, bpth, block, reps, gen, cap, paged):
@@ -41,13 +42,12 @@ def store_point(plan, bundle, tokens, bpth, block, reps, gen, cap, paged):
     hkv, d = bundle.num_kv_heads, bundle.head_dim
     io = tokens * hkv * (d * 2 * 2 + bpth) + tokens * 8
     R = replicas_for(io, cap)
-    blocks = math.ceil(tokens / block) * R
+    pages = math.ceil(tokens / block)  # per replica
+    blocks = pages * R
     cache = bundle.allocate_cache(num_blocks=blocks)
     if paged:
-        pages = torch.randperm(blocks, device="cuda", generator=gen).to(torch.int64)
-        perm = (pages.repeat_interleave(block) * block
-                + torch.arange(block, device="cuda").repeat(blocks))
-        per = math.ceil(tokens / block) * block  # a replica's whole pages
+        perm = slots_of_pages(torch.randperm(blocks, device="cuda", generator=gen), block)
+        per = pages * block  # a replica's whole pages
     else:
         perm = torch.randperm(blocks * block, device="cuda", generator=gen)
         per = tokens
@@ -79,8 +79,7 @@ def bench(tqrt, bundle_dir, step_tokens, chunk_tokens, reps, gen):
     blocks = math.ceil(L / block)
     cache = bundle.allocate_cache(num_blocks=blocks)
     table = torch.randperm(blocks, device="cuda", generator=gen).to(torch.int32)
-    slots = (table.to(torch.int64).repeat_interleave(block) * block
-             + torch.arange(block, device="cuda").repeat(blocks))[:L].contiguous()
+    slots = slots_of_pages(table, block)[:L].contiguous()
     k = torch.randn(L, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     v = torch.randn(L, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     plan.store(k, v, cache, slots)

@@ -798,8 +798,10 @@ TQ_INLINE void storeTensorWords(const uint32_t (&w)[Spec::kHeadDim / G / 2],
   } else if constexpr (kTargetHasPackedMinMax &&
                        Info::kQuant == TQ_QUANT_UNIFORM && !Info::kRotated) {
     // An unrotated uniform tensor's extremes from its raw words: half the
-    // k3v4 value's 62 FMNMX, on the ALU pipe that bounds the store
-    // (docs/NOTES.md "Store, session 16": ALU pipe 64 %).
+    // k3v4 value's 62 FMNMX, on the store's busiest pipe (ALU 64 %,
+    // session 16). With session 32's other cut it moved the 32-token step
+    // 3.69 -> 3.57 us and the 16K chunk not at all (H100,
+    // bench/results/2026-12-07-session33 run1 against session 23's run1).
     float lo, hi;
     wordExtremes<T>(w, lo, hi);
     float x[E];
@@ -985,8 +987,9 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   // before the fill only moved that wait there. Every token's rows exist,
   // whatever its slot. A 32-token step 3.57 -> 3.35 us on an H100; the 16K
   // chunk flat in store_bench, 3 % slower under ncu (session 16 saw a
-  // similar order cost its chunk 4 %). TQ_STORE_EARLY_LOADS=0 restores the
-  // order before (A/B runs).
+  // similar order cost its chunk 4 %; bench/results/2026-12-07-session33
+  // runs 1-4). TQ_STORE_EARLY_LOADS=0 restores the order before (A/B
+  // runs).
 #ifdef TQ_STORE_EARLY_LOADS
   constexpr bool kEarlyLoads = TQ_STORE_EARLY_LOADS != 0;
 #else
