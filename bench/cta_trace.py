@@ -46,8 +46,9 @@ def run(args):
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
     B, L, R = args.batch, args.context, args.launches
     plan = bundle.plan(max_batch=B, max_tokens=max(L, 1024))
-    cache = bundle.allocate_cache(num_blocks=-(-L // decode_bench.BLOCK) * B * R)
-    tables, _, _ = decode_bench.fill_cache(plan, bundle, cache, L, B, R, hkv, d, gen)
+    block = bundle.block_size  # the bundle's page size
+    cache = bundle.allocate_cache(num_blocks=-(-L // block) * B * R)
+    tables, _, _ = decode_bench.fill_cache(plan, bundle, cache, L, B, R, hkv, d, gen, block)
     seq_lens = torch.full((B,), L, dtype=torch.int32, device="cuda")
     qs = [torch.randn(B, hq, d, device="cuda", dtype=torch.bfloat16, generator=gen)
           for _ in range(R)]

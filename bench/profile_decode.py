@@ -41,9 +41,9 @@ def main():
     hq, hkv, d = bundle.num_q_heads, bundle.num_kv_heads, bundle.head_dim
     B, L = args.batch, args.context
     plan = bundle.plan(max_batch=B, max_tokens=32768)
-    blocks = -(-L // decode_bench.BLOCK) * B
-    cache = bundle.allocate_cache(num_blocks=blocks)
-    tables, kk, vv = decode_bench.fill_cache(plan, bundle, cache, L, B, 1, hkv, d, gen)
+    block = bundle.block_size  # the bundle's page size (decode_bench's fill_cache pages)
+    cache = bundle.allocate_cache(num_blocks=-(-L // block) * B)
+    tables, kk, vv = decode_bench.fill_cache(plan, bundle, cache, L, B, 1, hkv, d, gen, block)
     seq_lens = torch.full((B,), L, dtype=torch.int32, device="cuda")
     q = torch.randn(B, hq, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     out = torch.empty_like(q)
