@@ -244,10 +244,8 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
       return 1 << (2 * b);
     if (key)
       return -1; // uniform keys, QJL: the scalar path
-    if (q.kind == QuantKind::Uniform && (b == 4 || b == 8))
-      return 0;
-    if (q.kind == QuantKind::Uniform && b <= 3)
-      return 1 << (2 * b);
+    if (q.kind == QuantKind::Uniform && (b <= 4 || b == 8))
+      return 0; // fp16 subnormals in registers (kTcNarrow / kTcMagic4 / 8)
     return -1;
   };
   const int lk = lutEntries(c.key.quant, true);

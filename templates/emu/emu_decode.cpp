@@ -21,6 +21,8 @@ int main(int argc, char **argv) {
   const int d = Spec::kHeadDim, hq = Spec::kNumQHeads, hkv = Spec::kNumKVHeads, bs = Spec::kBlockSize;
   auto spec = tqc::presetSpec(PRESET, d, hq, hkv, bs);
   spec->key.quant.qjl = TqSpec::kKeyQjl;
+  // Uniform values of other widths than the preset's (run.sh TQC_ARGS="--v-bits N").
+  if (spec->value.quant.kind == tqc::QuantKind::Uniform) spec->value.quant.bits = TqSpec::kValueBits;
   if (VLLM_LAYOUT) tqc::useLayout(*spec, tqc::LayoutKind::VLLM);
   tqc::HostCodec codec(*spec);
   const std::vector<int32_t> lens = {0, 1, 17, 300, 2600, 77};

@@ -13,7 +13,8 @@
 # dequantized prefix and the exact chunk).
 #   templates/emu/run.sh <preset> <head_dim> <gqa> <splits> [qjl] [vllm] [bn<BLOCK_N>] [st<STAGES>] [w<WARPS>] [extend]
 #   (BS=<page>; TQC, TQC_NUMERICS_LIB: tqc and libtqc_numerics.a, default
-#   the build/ tree's; EMU_OUT: where the programs go)
+#   the build/ tree's; EMU_OUT: where the programs go; TQC_ARGS: more tqc
+#   options, e.g. "--v-bits 2", which also name the program's folder)
 set -e
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 tqc=${TQC:-$root/build/bin/tqc}; lib=${TQC_NUMERICS_LIB:-$root/build/numerics/libtqc_numerics.a}
@@ -21,12 +22,12 @@ p=$1; d=$2; g=$3; s=$4; shift 4
 qjl=; bn=; st=; w=; vllm=; ext=
 for x in "$@"; do case $x in qjl) qjl=1;; vllm) vllm=1;; extend) ext=1;; bn*) bn=${x#bn};; st*) st=${x#st};; w*) w=${x#w};; *) echo "run.sh: unknown option $x" >&2; exit 2;; esac; done
 qjl=${qjl:-$QJL}
-name=$p${qjl:+q}${vllm:+-vllm}-d$d-g$g-s$s${bn:+-bn$bn}${st:+-st$st}${w:+-w$w}${ext:+-extend}; out=${EMU_OUT:-/tmp/tq-emu}/$name
+name=$p${qjl:+q}${vllm:+-vllm}-d$d-g$g-s$s${bn:+-bn$bn}${st:+-st$st}${w:+-w$w}${ext:+-extend}$(echo ${TQC_ARGS:-} | tr -c 'a-z0-9\n' _); out=${EMU_OUT:-/tmp/tq-emu}/$name
 mkdir -p "$out"
 nkv=${NKV:-2} # KV heads (NKV: more than a warp's 8 lane groups takes rounds)
 "$tqc" --preset "$p" ${qjl:+--qjl} --head-dim "$d" --num-kv-heads "$nkv" \
   --num-q-heads $((nkv * g)) --block-size "${BS:-16}" --splits "$s" ${bn:+--block-n $bn} ${st:+--stages $st} ${w:+--warps $w} \
-  ${vllm:+--layout vllm} \
+  ${vllm:+--layout vllm} ${TQC_ARGS:-} \
   --emit=cuda -o "$out" > /dev/null
 plan=$(grep -o "struct TqPlan_decode_p0" "$out/kernels.cu" | head -1 | awk '{print $2}')
 if [ -n "$ext" ]; then

@@ -37,9 +37,10 @@
  *     with the per-token value scale already folded into it and the uniform
  *     zero point kept as the scalar Σ p·z per head. V^T's fragment pairs
  *     two tokens of one coordinate: 4-bit uniform codes take one byte
- *     permute per two tokens and one mask-or into the fp16 exponent trick
- *     (0x6400 | n = 1024 + n) per two coordinates, then an exact f16x2
- *     subtract; <= 3-bit codes and Lloyd-Max levels use the pair table. Lane
+ *     permute per two tokens and one mask per register, the code read as
+ *     an fp16 subnormal (n·2^-24; kSubnormalCodes), and 1- to 3-bit uniform
+ *     codes the same from the code's 2-byte window (kTcNarrow); Lloyd-Max
+ *     levels use the pair table. Lane
  *     g owns the D/8 contiguous output coordinates [g·D/8, g·D/8 + D/8);
  *  5. each warp keeps (max, sum, Σ p·z, O^T) for its 16-token steps; warps
  *     merge at the end in warp order (deterministic), then decode.h's
@@ -93,6 +94,7 @@ enum TcKind : int {
   kTcLut,      // codes of <= 4 bits: pair lookup table in shared memory
   kTcMagic4,   // 4-bit uniform values: fp16 exponent trick
   kTcMagic8,   // 8-bit uniform values: fp16 exponent trick
+  kTcNarrow,   // 1- to 3-bit uniform values: fp16 subnormals, no table
   kTcFp8,      // e4m3 elements
   kTcBf16,     // uncompressed bf16 elements (bf16 mma)
 };
@@ -113,7 +115,8 @@ template <class Spec, bool IsKey> struct TcTensor {
       kQuant == TQ_QUANT_LLOYD_MAX && kBits <= 4 ? kTcLut
       : kQuant == TQ_QUANT_UNIFORM && kBits == 4 ? kTcMagic4
       : kQuant == TQ_QUANT_UNIFORM && kBits == 8 ? kTcMagic8
-      : kQuant == TQ_QUANT_UNIFORM && kBits <= 3 ? kTcLut
+      : kQuant == TQ_QUANT_UNIFORM && kBits <= 3
+          ? (TQ_TC_SUBNORMAL_CODES ? kTcNarrow : kTcLut)
       : kQuant == TQ_QUANT_FP8                   ? kTcFp8
       : kQuant == TQ_QUANT_NONE                  ? kTcBf16
                                                  : kTcNone;
@@ -619,6 +622,46 @@ TQ_INLINE void keyFragment(const TcRaw<Spec> &r, int kc, uint32_t lutBase,
   }
 }
 
+/* Where a narrow uniform value code (kTcNarrow: b = 1..3 bits) enters its
+ * mma register: the 16-bit half of each token is the 2-byte window of the
+ * lane's slice that starts at byte s, and the code is the field at bit k of
+ * that window, so that the half read as fp16 (after one mask) is the
+ * subnormal n·2^(k-24), exact while k + b <= 10 (the mantissa). Coordinate c
+ * (0 .. D/8 - 1 of the lane's slice) lies at stream bit p = b·c, window
+ * p / 8, bit p % 8 (<= 7, so k + b <= 10 always holds). An odd coordinate
+ * (the row g + 8 of the pair 2mt, 2mt + 1) takes its even neighbour's window
+ * where it still fits there: one byte permute serves both registers. The
+ * output row's 2^(24-k) returns at the end (decodeTc's rowScale). */
+struct NarrowPlace {
+  int s, k;
+};
+constexpr NarrowPlace narrowPlace(int b, int c) {
+  if (c & 1) {
+    const int p0 = b * (c - 1);
+    const int k = (p0 & 7) + b;
+    if (k + b <= 10)
+      return {p0 >> 3, k};
+  }
+  return {(b * c) >> 3, (b * c) & 7};
+}
+
+/* The word of a slice w[] (little-endian words, byte 0 = the slice's first
+ * byte) that holds the 2-byte window at byte s, and the window's byte in
+ * it: w[s / 4] at s % 4, except for a window across two words whose second
+ * byte is needed (the field crosses into it), read from the funnel-shifted
+ * middle word (bytes s - 1 .. s + 2). */
+template <int N>
+TQ_INLINE uint32_t narrowWord(const uint32_t (&w)[N], int s, bool both,
+                              int &at) {
+  const int i = s >> 2;
+  at = s & 3;
+  if (at == 3 && both) {
+    at = 1;
+    return funnelShiftRight(w[i], w[minInt(i + 1, N - 1)], 16u);
+  }
+  return w[i];
+}
+
 /* A fragment of V^T for row tile mt: rows g (coordinate g·D/8 + 2mt) and
  * g + 8 (coordinate + 1); columns = tokens 2t, 2t+1 (a0, a1) and 2t+8,
  * 2t+9 (a2, a3), each register one coordinate of two tokens. */
@@ -669,6 +712,30 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
     } else if constexpr (V::kKind == kTcBf16) {
       lo = bytePerm(wa[mt], wb[mt], 0x5410);
       hi = bytePerm(wa[mt], wb[mt], 0x7632);
+    } else if constexpr (V::kKind == kTcNarrow) {
+      // Per register: one byte permute puts the code's 2-byte window of
+      // token A in half 0 and of token B in half 1, one AND keeps the two
+      // fields (narrowPlace); the pair's second register mostly shares the
+      // first one's permute.
+      constexpr int B = V::kBits;
+      constexpr uint32_t kField = (1u << B) - 1u;
+      const NarrowPlace p0 = narrowPlace(B, 2 * mt);
+      const NarrowPlace p1 = narrowPlace(B, 2 * mt + 1);
+      const bool shared = p1.s == p0.s;
+      // The window at byte s of both tokens, whose highest field used sits
+      // at bit kTop (it decides whether the window's second byte is needed).
+      auto window = [&](int s, int kTop) {
+        int at;
+        const uint32_t ua = narrowWord(wa, s, kTop + B > 8, at);
+        const uint32_t ub = narrowWord(wb, s, kTop + B > 8, at);
+        const uint32_t at1 = uint32_t(minInt(at + 1, 3));
+        return bytePerm(ua, ub, uint32_t(at) | at1 << 4 |
+                                    uint32_t(4 + at) << 8 | (4 + at1) << 12);
+      };
+      const uint32_t x0 = window(p0.s, shared ? p1.k : p0.k);
+      const uint32_t x1 = shared ? x0 : window(p1.s, p1.k);
+      lo = x0 & (kField << p0.k | kField << (16 + p0.k));
+      hi = x1 & (kField << p1.k | kField << (16 + p1.k));
     } else if constexpr (8 % V::kBits == 0) {
       // Pair table, codes of 1, 2 or 4 bits: interleave the two tokens' codes
       // once per word (X: fields codeA(2i) | codeB(2i) << b at bit 2ib, Y:
@@ -1084,9 +1151,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     // ever meet p = 0 (finite for tables and integer codes; fp8 and bf16
     // values, where stale bits can be NaN, take the checked load on the
     // split's last step).
-    constexpr bool kAnyBitsFinite = V::kKind == kTcLut ||
-                                    V::kKind == kTcMagic4 ||
-                                    V::kKind == kTcMagic8;
+    constexpr bool kAnyBitsFinite =
+        V::kKind == kTcLut || V::kKind == kTcMagic4 ||
+        V::kKind == kTcMagic8 || V::kKind == kTcNarrow;
     auto ringLoad = [&](TcRaw<Spec> &r, const uint8_t *data, int t0) {
       if constexpr (kAnyBitsFinite)
         loadStep<Spec, false, true, FromRing>(r, data, data, t0, tokEnd, ln,
@@ -1190,13 +1257,19 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
   barrier();
   TQ_TRACE_MARK(1);
   float (*sRed)[D] = sQ; // every lane has read its queries by now
-  // Output rows g, g + 8 of each tile carry the codes' power-of-two scale
-  // when the value codes went in as fp16 subnormals.
-  float rowScale[2] = {1.f, 1.f};
-  if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic4)
-    rowScale[0] = 16777216.f, rowScale[1] = 1048576.f; // 2^24, 2^20
-  if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic8)
-    rowScale[0] = rowScale[1] = 16777216.f;
+  // Output rows g, g + 8 of tile mt (coordinates 2mt, 2mt + 1 of the
+  // lane's) carry the codes' power-of-two scale when the value codes went
+  // in as fp16 subnormals.
+  auto rowScale = [](int mt, int j) -> float {
+    if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic4)
+      return j ? 1048576.f : 16777216.f; // 2^20 (high nibble), 2^24
+    else if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic8)
+      return 16777216.f;
+    else if constexpr (V::kKind == kTcNarrow)
+      return float(1u << (24 - narrowPlace(V::kBits, 2 * mt + j).k));
+    else
+      return 1.f;
+  };
   // Warp w's output weighted to the merged max: element (h, i) of the
   // CTA's sum over warps, with dst(h, i) where it goes.
   auto eachWeighted = [&](auto &&dst) {
@@ -1212,7 +1285,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
           TQ_UNROLL
           for (int j = 0; j < 2; ++j)
             dst(h, g * (D / 8) + 2 * mt + j,
-                acc[mt][2 * j + hh] * (f * rowScale[j]));
+                acc[mt][2 * j + hh] * (f * rowScale(mt, j)));
       }
     }
   };
