@@ -245,7 +245,9 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     if (key)
       return -1; // uniform keys, QJL: the scalar path
     if (q.kind == QuantKind::Uniform && (b <= 4 || b == 8))
-      return 0; // fp16 subnormals in registers (kTcNarrow / kTcMagic4 / 8)
+      return 0; // in registers (decode_tc.h kTcNarrow / kTcMagic4 / 8);
+                // TQ_TC_SUBNORMAL_CODES=false (an A/B knob) gives <= 3-bit
+                // codes a table again, which this check does not count
     return -1;
   };
   const int lk = lutEntries(c.key.quant, true);

@@ -646,20 +646,14 @@ constexpr NarrowPlace narrowPlace(int b, int c) {
 }
 
 /* The word of a slice w[] (little-endian words, byte 0 = the slice's first
- * byte) that holds the 2-byte window at byte s, and the window's byte in
- * it: w[s / 4] at s % 4, except for a window across two words whose second
- * byte is needed (the field crosses into it), read from the funnel-shifted
- * middle word (bytes s - 1 .. s + 2). */
+ * byte) that holds the 2-byte window at byte s: w[s / 4], the window at byte
+ * s % 4, or for `mid` (s % 4 == 3 and the field crosses into the next word)
+ * the funnel-shifted middle word of bytes s - 1 .. s + 2, the window at byte
+ * 1. */
 template <int N>
-TQ_INLINE uint32_t narrowWord(const uint32_t (&w)[N], int s, bool both,
-                              int &at) {
+TQ_INLINE uint32_t narrowWord(const uint32_t (&w)[N], int s, bool mid) {
   const int i = s >> 2;
-  at = s & 3;
-  if (at == 3 && both) {
-    at = 1;
-    return funnelShiftRight(w[i], w[minInt(i + 1, N - 1)], 16u);
-  }
-  return w[i];
+  return mid ? funnelShiftRight(w[i], w[minInt(i + 1, N - 1)], 16u) : w[i];
 }
 
 /* A fragment of V^T for row tile mt: rows g (coordinate g·D/8 + 2mt) and
@@ -725,9 +719,9 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
       // The window at byte s of both tokens, whose highest field used sits
       // at bit kTop (it decides whether the window's second byte is needed).
       auto window = [&](int s, int kTop) {
-        int at;
-        const uint32_t ua = narrowWord(wa, s, kTop + B > 8, at);
-        const uint32_t ub = narrowWord(wb, s, kTop + B > 8, at);
+        const bool mid = (s & 3) == 3 && kTop + B > 8;
+        const int at = mid ? 1 : s & 3;
+        const uint32_t ua = narrowWord(wa, s, mid), ub = narrowWord(wb, s, mid);
         const uint32_t at1 = uint32_t(minInt(at + 1, 3));
         return bytePerm(ua, ub, uint32_t(at) | at1 << 4 |
                                     uint32_t(4 + at) << 8 | (4 + at1) << 12);

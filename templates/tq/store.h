@@ -989,7 +989,9 @@ template <class Spec, class T> TQ_INLINE void store(const tq_store_args &a) {
   // chunk flat in store_bench, 3 % slower under ncu (session 16 saw a
   // similar order cost its chunk 4 %; bench/results/2026-12-07-session33
   // runs 1-4). TQ_STORE_EARLY_LOADS=0 restores the order before (A/B
-  // runs).
+  // runs): session 34's run1 gave it the paged chunk 2.2 % faster (36.7 ->
+  // 35.9 us) and the step 5.7 % slower (3.36 -> 3.55 us); the default
+  // keeps the step (bench/results/2026-12-07-session34).
 #ifdef TQ_STORE_EARLY_LOADS
   constexpr bool kEarlyLoads = TQ_STORE_EARLY_LOADS != 0;
 #else
