@@ -1042,6 +1042,10 @@ template <class Spec, class T> TQ_INLINE void decode(const tq_decode_args &a) {
 #endif
   if (!decode_detail::ctaMayWork<Spec, shortHalfHeads<Spec>()>(a))
     return;
+  // The pair tables depend on no input: filled while the previous kernel
+  // may still run (decodeTc's prologue barrier orders them before use).
+  if constexpr (tc::TcPlan<Spec>::kEnabled && TQ_TC_FILL_BEFORE_WAIT)
+    tc::fillPairTables<Spec>();
   waitForPrimaryGrid();
 #if TQ_DEBUG_CTA_TRACE
   trace.waited = globalTimer();

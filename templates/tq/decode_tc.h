@@ -81,6 +81,9 @@
 #ifndef TQ_TC_RING_PROXY_FENCE
 #define TQ_TC_RING_PROXY_FENCE 1 /* 0: experiment only (what the fence costs) */
 #endif
+#ifndef TQ_TC_FILL_BEFORE_WAIT
+#define TQ_TC_FILL_BEFORE_WAIT 1 /* 0: the pair tables filled after the wait (A/B) */
+#endif
 #ifndef TQ_TC_PARALLEL_WARP_SUMS
 #define TQ_TC_PARALLEL_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
 #endif
@@ -780,6 +783,25 @@ template <class Spec, bool IsKey> TQ_INLINE uint32_t *pairTable() {
   return sLutRaw;
 }
 
+/* Fills the tables of a plan's lookup-table tensors (pair tables, aligned as
+ * decodeTc reads them). They depend on no input, so decode.h fills them
+ * before it waits for the previous grid: under a programmatic launch the
+ * CTA is resident while that grid finishes, and the fill (up to 36 KB of
+ * shared stores and the level selects) leaves the chain after the wait
+ * (seq_lens, page table, ring data) that short sequences are timed by.
+ * HalfHeads plans share the root plan's tables (pairTable), and a CTA has
+ * the root plan's threads either way. */
+template <class Spec> TQ_INLINE void fillPairTables() {
+  using Pl = TcPlan<Spec>;
+  constexpr int NT = DecodePlan<Spec>::NW * kWarpSize;
+  if constexpr (Pl::K::kKind == kTcLut)
+    fillPairTable<Spec, true, NT>(
+        alignShared(pairTable<Spec, true>(), Pl::kLutAlignK));
+  if constexpr (Pl::V::kKind == kTcLut)
+    fillPairTable<Spec, false, NT>(
+        alignShared(pairTable<Spec, false>(), Pl::kLutAlignV));
+}
+
 /* `qbits`: ring plans' queries, loaded by the caller (decode.h
  * startQueryBits) first thing after the programmatic-launch wait; unused
  * otherwise. */
@@ -921,11 +943,14 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       loadStepK(ra, 0);
   }
 
-  // ---- Prologue: pair tables, queries, B fragments -----------------------
-  if constexpr (K::kKind == kTcLut)
-    fillPairTable<Spec, true, NW * kWarpSize>(sLutK);
-  if constexpr (V::kKind == kTcLut)
-    fillPairTable<Spec, false, NW * kWarpSize>(sLutV);
+  // ---- Prologue: pair tables (unless filled before the wait: decode.h),
+  // queries, B fragments ---------------------------------------------------
+  if constexpr (!TQ_TC_FILL_BEFORE_WAIT) {
+    if constexpr (K::kKind == kTcLut)
+      fillPairTable<Spec, true, NW * kWarpSize>(sLutK);
+    if constexpr (V::kKind == kTcLut)
+      fillPairTable<Spec, false, NW * kWarpSize>(sLutV);
+  }
   if constexpr (Pl::kRing)
     loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
   else
