@@ -240,6 +240,9 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     const int b = q.codeBits();
     if (key && q.kind == QuantKind::Fp8E4M3)
       return 0; // converted in registers
+    if (!key && q.kind == QuantKind::LloydMax && b == 2 && !q.qjl &&
+        deviceDefineInt("TQ_TC_VALUE_PLANES", 1) != 0)
+      return 0; // two planes of subnormals (decode_tc.h kTcPlanes2)
     if (q.kind == QuantKind::LloydMax && b <= 4 && !q.qjl)
       return 1 << (2 * b);
     if (key)

@@ -81,6 +81,9 @@
 #ifndef TQ_TC_RING_PROXY_FENCE
 #define TQ_TC_RING_PROXY_FENCE 1 /* 0: experiment only (what the fence costs) */
 #endif
+#ifndef TQ_TC_VALUE_PLANES
+#define TQ_TC_VALUE_PLANES 1 /* 0: 2-bit Lloyd-Max values through the pair table (A/B) */
+#endif
 #ifndef TQ_TC_FILL_BEFORE_WAIT
 #define TQ_TC_FILL_BEFORE_WAIT 1 /* 0: the pair tables filled after the wait (A/B) */
 #endif
@@ -98,6 +101,7 @@ enum TcKind : int {
   kTcMagic4,   // 4-bit uniform values: fp16 exponent trick
   kTcMagic8,   // 8-bit uniform values: fp16 exponent trick
   kTcNarrow,   // 1- to 3-bit uniform values: fp16 subnormals, no table
+  kTcPlanes2,  // 2-bit Lloyd-Max values: two planes of subnormals, no table
   kTcFp8,      // e4m3 elements
   kTcBf16,     // uncompressed bf16 elements (bf16 mma)
 };
@@ -115,7 +119,9 @@ template <class Spec, bool IsKey> struct TcTensor {
       : kQuant == TQ_QUANT_NONE                              ? kTcBf16
                                                              : kTcNone;
   static constexpr int kValueKind =
-      kQuant == TQ_QUANT_LLOYD_MAX && kBits <= 4 ? kTcLut
+      kQuant == TQ_QUANT_LLOYD_MAX && kBits == 2 && TQ_TC_VALUE_PLANES
+          ? kTcPlanes2
+      : kQuant == TQ_QUANT_LLOYD_MAX && kBits <= 4 ? kTcLut
       : kQuant == TQ_QUANT_UNIFORM && kBits == 4 ? kTcMagic4
       : kQuant == TQ_QUANT_UNIFORM && kBits == 8 ? kTcMagic8
       : kQuant == TQ_QUANT_UNIFORM && kBits <= 3
@@ -648,6 +654,25 @@ constexpr NarrowPlace narrowPlace(int b, int c) {
   return {(b * c) >> 3, (b * c) & 7};
 }
 
+/* 2-bit Lloyd-Max values as two planes (kTcPlanes2). With symmetric levels
+ * l0 < l1 < l2 < l3 (l3 - l2 = l1 - l0, as every Lloyd-Max codebook of a
+ * symmetric density has), level(c) = l0 + α·c + β·b1 for c = b0 + 2·b1,
+ * α = l1 - l0, β = l2 - 2·l1 + l0. The code c enters one mma as kTcNarrow's
+ * subnormal c·2^(k-24); its high bit, masked from the same window, is
+ * b1·2^(k+1-24) and enters a second mma, against P·γ (γ = β / 2α, fp16),
+ * into the same accumulator. The row then holds 2^(k-24)·Σ P·(c + (β/α)·b1),
+ * and the row scale α·2^(24-k) plus l0·Σ P (kept like a uniform zero point)
+ * give Σ P·level(c): two masks and a second mma per register pair instead of
+ * a shift, a mask-or and a shared load per register (the pair table). */
+template <class Spec> struct ValuePlanes {
+  static constexpr double l0 = Spec::valueLevel(0), l1 = Spec::valueLevel(1);
+  static constexpr double l2 = Spec::valueLevel(2), l3 = Spec::valueLevel(3);
+  static constexpr bool kSymmetric = l3 - l2 == l1 - l0;
+  static constexpr float kAlpha = float(l1 - l0);
+  static constexpr float kGamma = float((l2 - 2.0 * l1 + l0) / (2.0 * (l1 - l0)));
+  static constexpr float kL0 = float(l0);
+};
+
 /* The word of a slice w[] (little-endian words, byte 0 = the slice's first
  * byte) that holds the 2-byte window at byte s: w[s / 4], the window at byte
  * s % 4, or for `mid` (s % 4 == 3 and the field crosses into the next word)
@@ -664,13 +689,14 @@ TQ_INLINE uint32_t narrowWord(const uint32_t (&w)[N], int s, bool mid) {
  * 2t+9 (a2, a3), each register one coordinate of two tokens. */
 template <class Spec>
 TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
-                             uint32_t (&a)[4]) {
+                             uint32_t (&a)[4], uint32_t (&a2)[4]) {
   using V = typename TcPlan<Spec>::V;
   TQ_UNROLL
   for (int pr = 0; pr < 2; ++pr) { // token pairs (2t, 2t+1), (2t+8, 2t+9)
     const uint32_t(&wa)[V::kWords] = r.v[2 * pr];
     const uint32_t(&wb)[V::kWords] = r.v[2 * pr + 1];
     uint32_t lo, hi; // coordinates 2mt (row g) and 2mt + 1 (row g + 8)
+    uint32_t lo2 = 0u, hi2 = 0u; // kTcPlanes2: their codes' high bits
     if constexpr (V::kKind == kTcMagic4) {
       // Byte mt of each slice holds both coordinates (low, high nibble).
       const uint32_t s = uint32_t(mt & 3);
@@ -709,11 +735,11 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
     } else if constexpr (V::kKind == kTcBf16) {
       lo = bytePerm(wa[mt], wb[mt], 0x5410);
       hi = bytePerm(wa[mt], wb[mt], 0x7632);
-    } else if constexpr (V::kKind == kTcNarrow) {
+    } else if constexpr (V::kKind == kTcNarrow || V::kKind == kTcPlanes2) {
       // Per register: one byte permute puts the code's 2-byte window of
       // token A in half 0 and of token B in half 1, one AND keeps the two
       // fields (narrowPlace); the pair's second register mostly shares the
-      // first one's permute.
+      // first one's permute. Planes: one more AND keeps the high bits.
       constexpr int B = V::kBits;
       constexpr uint32_t kField = (1u << B) - 1u;
       const NarrowPlace p0 = narrowPlace(B, 2 * mt);
@@ -733,6 +759,12 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
       const uint32_t x1 = shared ? x0 : window(p1.s, p1.k);
       lo = x0 & (kField << p0.k | kField << (16 + p0.k));
       hi = x1 & (kField << p1.k | kField << (16 + p1.k));
+      if constexpr (V::kKind == kTcPlanes2) {
+        static_assert(B == 2 && ValuePlanes<Spec>::kSymmetric,
+                      "value planes: 2-bit codes, symmetric levels");
+        lo2 = x0 & (2u << p0.k | 2u << (16 + p0.k));
+        hi2 = x1 & (2u << p1.k | 2u << (16 + p1.k));
+      }
     } else if constexpr (8 % V::kBits == 0) {
       // Pair table, codes of 1, 2 or 4 bits: interleave the two tokens' codes
       // once per word (X: fields codeA(2i) | codeB(2i) << b at bit 2ib, Y:
@@ -766,6 +798,8 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
     }
     a[2 * pr] = lo;
     a[2 * pr + 1] = hi;
+    a2[2 * pr] = lo2;
+    a2[2 * pr + 1] = hi2;
   }
 }
 
@@ -1120,6 +1154,11 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       const float z0 = f16BitsToFloat(r.vz[0]), z1 = f16BitsToFloat(r.vz[1]);
       zb[0] += p0 * z0 + p2 * z1;
       zb[1] += p1 * z0 + p3 * z1;
+    } else if constexpr (V::kKind == kTcPlanes2) { // l0·Σ p·scale
+      constexpr float kL0 = ValuePlanes<Spec>::kL0;
+      const float z0 = kL0 * vs0, z1 = kL0 * vs1;
+      zb[0] += p0 * z0 + p2 * z1;
+      zb[1] += p1 * z0 + p3 * z1;
     }
     if constexpr (kValueBf16) {
       pb[0] = transpose8x8b16(packBf16x2(p0 * vs0, p1 * vs0));
@@ -1131,14 +1170,22 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
   };
   // valueStep: O^T += V^T·P^T over the step's value slices.
   auto valueStep = [&](const TcRaw<Spec> &r, const uint32_t (&pb)[2]) {
+    uint32_t pg[2] = {0u, 0u}; // kTcPlanes2: P·γ for the high-bit plane
+    if constexpr (V::kKind == kTcPlanes2) {
+      const uint32_t g2 = packHalf2(ValuePlanes<Spec>::kGamma,
+                                    ValuePlanes<Spec>::kGamma);
+      pg[0] = hmul2(pb[0], g2), pg[1] = hmul2(pb[1], g2);
+    }
     TQ_UNROLL
     for (int mt = 0; mt < KC; ++mt) {
-      uint32_t af[4];
-      valueFragment<Spec>(r, mt, lutVBase, af);
+      uint32_t af[4], af2[4];
+      valueFragment<Spec>(r, mt, lutVBase, af, af2);
       if constexpr (kValueBf16)
         mmaBf16(acc[mt], af, pb);
       else
         mmaF16(acc[mt], af, pb);
+      if constexpr (V::kKind == kTcPlanes2)
+        mmaF16(acc[mt], af2, pg);
     }
   };
   auto process = [&](TcRaw<Spec> &r, int t0) {
@@ -1172,7 +1219,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     // split's last step).
     constexpr bool kAnyBitsFinite =
         V::kKind == kTcLut || V::kKind == kTcMagic4 ||
-        V::kKind == kTcMagic8 || V::kKind == kTcNarrow;
+        V::kKind == kTcMagic8 || V::kKind == kTcNarrow ||
+        V::kKind == kTcPlanes2;
     auto ringLoad = [&](TcRaw<Spec> &r, const uint8_t *data, int t0) {
       if constexpr (kAnyBitsFinite)
         loadStep<Spec, false, true, FromRing>(r, data, data, t0, tokEnd, ln,
@@ -1286,6 +1334,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       return 16777216.f;
     else if constexpr (V::kKind == kTcNarrow)
       return float(1u << (24 - narrowPlace(V::kBits, 2 * mt + j).k));
+    else if constexpr (V::kKind == kTcPlanes2)
+      return float(1u << (24 - narrowPlace(V::kBits, 2 * mt + j).k)) *
+             ValuePlanes<Spec>::kAlpha;
     else
       return 1.f;
   };
