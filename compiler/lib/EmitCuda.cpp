@@ -241,7 +241,7 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     if (key && q.kind == QuantKind::Fp8E4M3)
       return 0; // converted in registers
     if (!key && q.kind == QuantKind::LloydMax && b == 2 && !q.qjl &&
-        deviceDefineInt("TQ_TC_VALUE_PLANES", 1) != 0)
+        deviceDefineInt("TQ_TC_VALUE_PLANES", 0) != 0)
       return 0; // two planes of subnormals (decode_tc.h kTcPlanes2)
     if (q.kind == QuantKind::LloydMax && b <= 4 && !q.qjl)
       return 1 << (2 * b);

@@ -82,7 +82,9 @@
 #define TQ_TC_RING_PROXY_FENCE 1 /* 0: experiment only (what the fence costs) */
 #endif
 #ifndef TQ_TC_VALUE_PLANES
-#define TQ_TC_VALUE_PLANES 1 /* 0: 2-bit Lloyd-Max values through the pair table (A/B) */
+/* 1: 2-bit Lloyd-Max values as two planes (kTcPlanes2) instead of the pair
+ * table. Off until the GPU tier has run it (CPU emulator: emu_*-planes). */
+#define TQ_TC_VALUE_PLANES 0
 #endif
 #ifndef TQ_TC_FILL_BEFORE_WAIT
 #define TQ_TC_FILL_BEFORE_WAIT 1 /* 0: the pair tables filled after the wait (A/B) */
