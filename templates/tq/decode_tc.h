@@ -819,23 +819,30 @@ template <class Spec, bool IsKey> TQ_INLINE uint32_t *pairTable() {
   return sLutRaw;
 }
 
-/* Fills the tables of a plan's lookup-table tensors (pair tables, aligned as
- * decodeTc reads them). They depend on no input, so decode.h fills them
- * before it waits for the previous grid: under a programmatic launch the
- * CTA is resident while that grid finishes, and the fill (up to 36 KB of
- * shared stores and the level selects) leaves the chain after the wait
- * (seq_lens, page table, ring data) that short sequences are timed by.
- * HalfHeads plans share the root plan's tables (pairTable), and a CTA has
- * the root plan's threads either way. */
+/* A tensor's pair table as decodeTc reads it: the root plan's (HalfHeads
+ * plans share it), aligned per TcPlan. */
+template <class Spec, bool IsKey> TQ_INLINE uint32_t *alignedPairTable() {
+  using Root = typename RootSpec<Spec>::type;
+  using Pl = TcPlan<Root>;
+  return alignShared(pairTable<Root, IsKey>(),
+                     IsKey ? Pl::kLutAlignK : Pl::kLutAlignV);
+}
+
+/* Fills the tables of a plan's lookup-table tensors. They depend on no
+ * input, so decode.h fills them before it waits for the previous grid:
+ * under a programmatic launch the CTA is resident while that grid
+ * finishes, and the fill (up to 36 KB of shared stores and the level
+ * selects) leaves the chain after the wait (seq_lens, page table, ring
+ * data) that short sequences are timed by. A CTA has the root plan's
+ * threads on either path. */
 template <class Spec> TQ_INLINE void fillPairTables() {
-  using Pl = TcPlan<Spec>;
-  constexpr int NT = DecodePlan<Spec>::NW * kWarpSize;
+  using Root = typename RootSpec<Spec>::type;
+  using Pl = TcPlan<Root>;
+  constexpr int NT = DecodePlan<Root>::NW * kWarpSize;
   if constexpr (Pl::K::kKind == kTcLut)
-    fillPairTable<Spec, true, NT>(
-        alignShared(pairTable<Spec, true>(), Pl::kLutAlignK));
+    fillPairTable<Root, true, NT>(alignedPairTable<Root, true>());
   if constexpr (Pl::V::kKind == kTcLut)
-    fillPairTable<Spec, false, NT>(
-        alignShared(pairTable<Spec, false>(), Pl::kLutAlignV));
+    fillPairTable<Root, false, NT>(alignedPairTable<Root, false>());
 }
 
 /* `qbits`: ring plans' queries, loaded by the caller (decode.h
@@ -874,11 +881,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
   TQ_SHARED float sAmax[HPC];
   TQ_SHARED float sMl[NW][HPC][3];
   // Pair tables (pairTable: one copy per kernel, whichever path runs).
-  using Root = typename RootSpec<Spec>::type;
-  uint32_t *sLutKRaw = pairTable<Root, true>();
-  uint32_t *sLutVRaw = pairTable<Root, false>();
-  uint32_t *sLutK = alignShared(sLutKRaw, Pl::kLutAlignK);
-  uint32_t *sLutV = alignShared(sLutVRaw, Pl::kLutAlignV);
+  uint32_t *sLutK = alignedPairTable<Spec, true>();
+  uint32_t *sLutV = alignedPairTable<Spec, false>();
 
   // This lane's column of each pair table (shared-window addresses).
   const uint32_t lutKBase = sharedAddress(sLutK) + (uint32_t(lane) << 2);
@@ -981,12 +985,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
 
   // ---- Prologue: pair tables (unless filled before the wait: decode.h),
   // queries, B fragments ---------------------------------------------------
-  if constexpr (!TQ_TC_FILL_BEFORE_WAIT) {
-    if constexpr (K::kKind == kTcLut)
-      fillPairTable<Spec, true, NW * kWarpSize>(sLutK);
-    if constexpr (V::kKind == kTcLut)
-      fillPairTable<Spec, false, NW * kWarpSize>(sLutV);
-  }
+  if constexpr (!TQ_TC_FILL_BEFORE_WAIT)
+    fillPairTables<Spec>();
   if constexpr (Pl::kRing)
     loadQueries<Spec, T>(a, qbits, sQ, nullptr, sAmax);
   else
@@ -1152,13 +1152,12 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     float vs0 = 1.f, vs1 = 1.f;
     if constexpr (V::Info::kHasScale)
       vs0 = f16BitsToFloat(r.vs[0]), vs1 = f16BitsToFloat(r.vs[1]);
-    if constexpr (V::Info::kHasZero) {
-      const float z0 = f16BitsToFloat(r.vz[0]), z1 = f16BitsToFloat(r.vz[1]);
-      zb[0] += p0 * z0 + p2 * z1;
-      zb[1] += p1 * z0 + p3 * z1;
-    } else if constexpr (V::kKind == kTcPlanes2) { // l0·Σ p·scale
-      constexpr float kL0 = ValuePlanes<Spec>::kL0;
-      const float z0 = kL0 * vs0, z1 = kL0 * vs1;
+    if constexpr (V::Info::kHasZero || V::kKind == kTcPlanes2) {
+      float z0, z1; // the uniform zero point, or the planes' l0·scale
+      if constexpr (V::Info::kHasZero)
+        z0 = f16BitsToFloat(r.vz[0]), z1 = f16BitsToFloat(r.vz[1]);
+      else
+        z0 = ValuePlanes<Spec>::kL0 * vs0, z1 = ValuePlanes<Spec>::kL0 * vs1;
       zb[0] += p0 * z0 + p2 * z1;
       zb[1] += p1 * z0 + p3 * z1;
     }
@@ -1171,13 +1170,13 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     }
   };
   // valueStep: O^T += V^T·P^T over the step's value slices.
+  uint32_t gamma2 = 0u; // kTcPlanes2: γ in both halves, converted once
+  if constexpr (V::kKind == kTcPlanes2)
+    gamma2 = packHalf2(ValuePlanes<Spec>::kGamma, ValuePlanes<Spec>::kGamma);
   auto valueStep = [&](const TcRaw<Spec> &r, const uint32_t (&pb)[2]) {
     uint32_t pg[2] = {0u, 0u}; // kTcPlanes2: P·γ for the high-bit plane
-    if constexpr (V::kKind == kTcPlanes2) {
-      const uint32_t g2 = packHalf2(ValuePlanes<Spec>::kGamma,
-                                    ValuePlanes<Spec>::kGamma);
-      pg[0] = hmul2(pb[0], g2), pg[1] = hmul2(pb[1], g2);
-    }
+    if constexpr (V::kKind == kTcPlanes2)
+      pg[0] = hmul2(pb[0], gamma2), pg[1] = hmul2(pb[1], gamma2);
     TQ_UNROLL
     for (int mt = 0; mt < KC; ++mt) {
       uint32_t af[4], af2[4];
@@ -1334,12 +1333,13 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       return j ? 1048576.f : 16777216.f; // 2^20 (high nibble), 2^24
     else if constexpr (Pl::kSubnormalCodes && V::kKind == kTcMagic8)
       return 16777216.f;
-    else if constexpr (V::kKind == kTcNarrow)
-      return float(1u << (24 - narrowPlace(V::kBits, 2 * mt + j).k));
-    else if constexpr (V::kKind == kTcPlanes2)
-      return float(1u << (24 - narrowPlace(V::kBits, 2 * mt + j).k)) *
-             ValuePlanes<Spec>::kAlpha;
-    else
+    else if constexpr (V::kKind == kTcNarrow || V::kKind == kTcPlanes2) {
+      const float s = float(1u << (24 - narrowPlace(V::kBits, 2 * mt + j).k));
+      if constexpr (V::kKind == kTcPlanes2)
+        return s * ValuePlanes<Spec>::kAlpha;
+      else
+        return s;
+    } else
       return 1.f;
   };
   // Warp w's output weighted to the merged max: element (h, i) of the
