@@ -493,6 +493,22 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
   };
   levelFn(c.key, "keyLevel");
   levelFn(c.value, "valueLevel");
+  // Word i of a rotated tensor's sign masks as a constant expression: the
+  // decode's query rotation and its final inverse rotation take their lane's
+  // bits from immediates, so neither waits on a cold constant-memory load
+  // (one DRAM round trip each on the short-context critical path).
+  auto signWordFn = [&](const TensorConfig &t, const char *fn) {
+    if (!isRotated(t))
+      return;
+    const std::vector<uint32_t> words = signMasks(t.rotation, d);
+    os << "  __host__ __device__ static constexpr uint32_t " << fn
+       << "(int i) {\n    return";
+    for (size_t i = 0; i + 1 < words.size(); ++i)
+      os << " i == " << i << " ? " << llvm::format("0x%08xu", words[i]) << " :";
+    os << " " << llvm::format("0x%08xu", words.back()) << ";\n  }\n";
+  };
+  signWordFn(c.key, "keySignWord");
+  signWordFn(c.value, "valueSignWord");
   accessor("double", "keyLevels", c.key.quant.kind == QuantKind::LloydMax,
            "tq_key_levels");
   accessor("double", "valueLevels", c.value.quant.kind == QuantKind::LloydMax,

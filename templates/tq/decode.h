@@ -256,6 +256,23 @@ TQ_INLINE float mergeWeight(float m, float M) {
   return isNegInf(m) ? 0.f : exp2Fast(m - M);
 }
 
+/* The sign masks of the decode's own rotations (the queries', the output's
+ * inverse): immediates (ImmediateSigns, rotate.h). Read from the
+ * __constant__ array, the first use after the programmatic wait was a cold
+ * miss, a DRAM round trip in series on the short-context critical path
+ * (the ld.const right after the ring's first copies in k3v4's PTX; k3v4's
+ * prologue 1.89 us against k8v4's 1.02, session 35's CTA traces).
+ * TQ_DECODE_SIGN_IMMEDIATES=0 reads the array again, for A/B runs. */
+#ifndef TQ_DECODE_SIGN_IMMEDIATES
+#define TQ_DECODE_SIGN_IMMEDIATES 1
+#endif
+template <class Info> TQ_INLINE auto decodeSigns() {
+  if constexpr (TQ_DECODE_SIGN_IMMEDIATES)
+    return ImmediateSigns<typename Info::TS>{};
+  else
+    return Info::TS::signs();
+}
+
 
 /* Split-count policy knobs (defaults measured on the H200; a developer can
  * override them for an experiment with TQC_DEVICE_DEFINES, docs/NOTES.md). */
@@ -449,7 +466,7 @@ TQ_INLINE void loadQueries(const tq_decode_args &a, const QueryBits<Spec> &q,
         sOrig[h][lane * E + i] = x[i];
     }
     if constexpr (KInfo::kRotated)
-      warpRotate<D, KInfo::kRounds>(x, Spec::keySigns());
+      warpRotate<D, KInfo::kRounds>(x, decodeSigns<KInfo>());
     float mx = 0.f;
     TQ_UNROLL
     for (int i = 0; i < E; ++i) {
@@ -623,7 +640,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
     for (int i = 0; i < E; ++i)
       o[i] = sOut[h][lane * E + i];
     if constexpr (VInfo::kRotated)
-      warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
+      warpRotateInverse<D, VInfo::kRounds>(o, decodeSigns<VInfo>());
     T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
              (qh0 + h) * a.out_stride_head;
     storeRow<T, E>(out + lane * E, o);
@@ -669,7 +686,7 @@ TQ_INLINE void finishHeads(const tq_decode_args &a,
     const int qh = qh0 + h;
     if (whole) { // the whole sequence: final output
       if constexpr (VInfo::kRotated)
-        warpRotateInverse<D, VInfo::kRounds>(o, Spec::valueSigns());
+        warpRotateInverse<D, VInfo::kRounds>(o, decodeSigns<VInfo>());
       T *out = static_cast<T *>(a.out) + b * a.out_stride_batch +
                qh * a.out_stride_head;
       storeRow<T, E>(out + lane * E, o);

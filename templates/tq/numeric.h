@@ -84,6 +84,10 @@ template <class Spec> struct TensorSpec<Spec, true> {
     return Spec::keyLevel(i);
   }
   TQ_INLINE static const uint32_t *signs() { return Spec::keySigns(); }
+  // Word i of signs() as a constant expression (rotated tensors only).
+  __host__ __device__ static constexpr uint32_t signWord(int i) {
+    return Spec::keySignWord(i);
+  }
 };
 
 template <class Spec> struct TensorSpec<Spec, false> {
@@ -106,6 +110,9 @@ template <class Spec> struct TensorSpec<Spec, false> {
     return Spec::valueLevel(i);
   }
   TQ_INLINE static const uint32_t *signs() { return Spec::valueSigns(); }
+  __host__ __device__ static constexpr uint32_t signWord(int i) {
+    return Spec::valueSignWord(i);
+  }
 };
 
 /* Derived facts about one tensor, checked once here. */

@@ -45,6 +45,36 @@ TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int gl) {
     return (w >> (first & 31)) & ((1u << E) - 1u);
 }
 
+/* A rotated tensor's sign masks as constant expressions (TensorSpec's
+ * signWord), passed to the rotations below in place of a pointer to them:
+ * the lane's bits then come from immediates and a select or two, with no
+ * memory load. Why: the decode's query rotation and its final inverse
+ * rotation sit on the short-context critical path, where the first read of
+ * a __constant__ array is a cold miss, a DRAM round trip (decode.h). */
+template <class TS> struct ImmediateSigns {};
+
+/* This lane's bits (laneSignBits) of sign vector v (round r's D1 is 2r, its
+ * D2 2r + 1) of a tensor's masks, from memory or from immediates. */
+template <int D, int G>
+TQ_INLINE uint32_t vectorSignBits(const uint32_t *signs, int v, int gl) {
+  return laneSignBits<D, G>(signs + v * (D / kWarpSize), gl);
+}
+template <int D, int G, class TS>
+TQ_INLINE uint32_t vectorSignBits(ImmediateSigns<TS>, int v, int gl) {
+  constexpr int E = D / G, W = D / kWarpSize;
+  static_assert(E >= 1 && E <= 32, "1..32 coordinates per lane");
+  const int first = gl * E, k = first >> 5;
+  uint32_t w = TS::signWord(v * W);
+  TQ_UNROLL
+  for (int j = 1; j < W; ++j)
+    if (k == j)
+      w = TS::signWord(v * W + j);
+  if constexpr (E == 32)
+    return w;
+  else
+    return (w >> (first & 31)) & ((1u << E) - 1u);
+}
+
 /* a·b + c with one rounding (float or double). */
 TQ_INLINE float fmaR(float a, float b, float c) { return fmaf(a, b, c); }
 TQ_INLINE double fmaR(double a, double b, double c) { return fma(a, b, c); }
@@ -108,42 +138,40 @@ template <int D, class R> TQ_INLINE void warpFwht(R (&x)[D / kWarpSize]) {
 
 /* Rounds FIRST .. ROUNDS - 1 of R·x, the vector on a group of G lanes (the
  * store runs round 0 on tensor cores, rotate_mma.h, and the rest here). */
-template <int D, int FIRST, int ROUNDS, int G, class R>
-TQ_INLINE void groupRotateRounds(R (&x)[D / G], const uint32_t *signs) {
-  constexpr int W = D / kWarpSize; // mask words per sign vector
+template <int D, int FIRST, int ROUNDS, int G, class R, class Signs>
+TQ_INLINE void groupRotateRounds(R (&x)[D / G], Signs signs) {
   const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
   for (int r = FIRST; r < ROUNDS; ++r) {
-    applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
+    applySigns(x, vectorSignBits<D, G>(signs, 2 * r, gl));
     groupFwht<D, G>(x);
-    applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
+    applySigns(x, vectorSignBits<D, G>(signs, 2 * r + 1, gl));
   }
 }
 /* x <- R·x with ROUNDS rounds of signs (ROUNDS = 0: identity), the vector
- * on a group of G lanes. */
-template <int D, int ROUNDS, int G, class R>
-TQ_INLINE void groupRotate(R (&x)[D / G], const uint32_t *signs) {
+ * on a group of G lanes; signs: a pointer to the masks or ImmediateSigns. */
+template <int D, int ROUNDS, int G, class R, class Signs>
+TQ_INLINE void groupRotate(R (&x)[D / G], Signs signs) {
   groupRotateRounds<D, 0, ROUNDS, G>(x, signs);
 }
-template <int D, int ROUNDS, class R>
-TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], const uint32_t *signs) {
+template <int D, int ROUNDS, class R, class Signs>
+TQ_INLINE void warpRotate(R (&x)[D / kWarpSize], Signs signs) {
   groupRotate<D, ROUNDS, kWarpSize>(x, signs);
 }
 
 /* x <- Rᵀ·x. */
-template <int D, int ROUNDS, int G, class R>
-TQ_INLINE void groupRotateInverse(R (&x)[D / G], const uint32_t *signs) {
-  constexpr int W = D / kWarpSize;
+template <int D, int ROUNDS, int G, class R, class Signs>
+TQ_INLINE void groupRotateInverse(R (&x)[D / G], Signs signs) {
   const int gl = laneIndex() & (G - 1);
   TQ_UNROLL
   for (int r = ROUNDS - 1; r >= 0; --r) {
-    applySigns(x, laneSignBits<D, G>(signs + (2 * r + 1) * W, gl));
+    applySigns(x, vectorSignBits<D, G>(signs, 2 * r + 1, gl));
     groupFwht<D, G>(x);
-    applySigns(x, laneSignBits<D, G>(signs + (2 * r) * W, gl));
+    applySigns(x, vectorSignBits<D, G>(signs, 2 * r, gl));
   }
 }
-template <int D, int ROUNDS, class R>
-TQ_INLINE void warpRotateInverse(R (&x)[D / kWarpSize], const uint32_t *signs) {
+template <int D, int ROUNDS, class R, class Signs>
+TQ_INLINE void warpRotateInverse(R (&x)[D / kWarpSize], Signs signs) {
   groupRotateInverse<D, ROUNDS, kWarpSize>(x, signs);
 }
 

@@ -213,6 +213,18 @@ int main(int argc, char **argv) {
   };
   levelFn(K, "keyLevel");
   levelFn(V, "valueLevel");
+  // The sign words as constant expressions (EmitCuda.cpp emits the same).
+  auto signWordFn = [](const TensorCodec &t, bool rot, const char *fn) {
+    if (!rot)
+      return;
+    const std::vector<uint32_t> w = signWords(t);
+    std::printf("  __host__ __device__ static constexpr uint32_t %s(int i) {\n    return", fn);
+    for (size_t i = 0; i + 1 < w.size(); ++i)
+      std::printf(" i == %zu ? 0x%08xu :", i, w[i]);
+    std::printf(" 0x%08xu;\n  }\n", w.back());
+  };
+  signWordFn(K, rotated(spec.key), "keySignWord");
+  signWordFn(V, rotated(spec.value), "valueSignWord");
   std::printf("  __device__ static const %s *keyLevels() { return %s; }\n",
               lt, kLm ? "tq_key_levels" : "nullptr");
   std::printf("  __device__ static const %s *valueLevels() { return %s; }\n",
