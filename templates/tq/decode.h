@@ -546,6 +546,9 @@ template <class Spec> struct Workspace {
  * Registers stay few (<= 32 loads and a sum per column, not a row per
  * lane), so the merge adds nothing to the main loop's register budget.
  * sOut is the CTA's reduction buffer, free by now. Loads go through L2 (other CTAs wrote them). */
+#ifndef TQ_MERGE_EARLY_LOADS
+#define TQ_MERGE_EARLY_LOADS 1
+#endif
 template <class Spec, class T>
 TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
                            float (*sOut)[Spec::kHeadDim]) {
@@ -559,6 +562,42 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   // main loop in registers (ptxas keeps what is live across it).
   const int b = TQ_CTA_Y(Spec), qh0 = TQ_CTA_X(Spec) * HPC;
   const int warp = warpIndex(), lane = laneIndex();
+  // Every load of a batch of kChunk splits, for all of the thread's columns,
+  // is issued before the first is used: one L2 round trip per batch, not one
+  // per split and column (the merge is on the kernel's critical path; a
+  // 32-split merge was 8 dependent round trips per column). The sums still
+  // run in split order, so the bits do not depend on which CTA merges.
+  constexpr int kThreads = NW * kWarpSize;
+  constexpr int kCols = (HPC * D + kThreads - 1) / kThreads;
+  constexpr int kChunk = maxInt(1, minInt(S, 32 / kCols));
+  const int tid = threadIndex();
+  const float *col[kCols];
+  int colHead[kCols];
+  float sum[kCols];
+  TQ_UNROLL
+  for (int c = 0; c < kCols; ++c) {
+    const int idx = minInt(tid + c * kThreads, HPC * D - 1);
+    colHead[c] = idx / D;
+    col[c] = Workspace<Spec>::partial(a, b, qh0 + idx / D) + idx % D;
+    sum[c] = 0.f;
+  }
+  float x[kCols][kChunk];
+  auto loadBatch = [&](int sp) {
+    TQ_UNROLL
+    for (int c = 0; c < kCols; ++c)
+      TQ_UNROLL
+      for (int j = 0; j < kChunk; ++j)
+        x[c][j] = sp + j < nSplits
+                      ? loadGlobalCoherentFloat(col[c] + (sp + j) * D)
+                      : 0.f;
+  };
+  // The first batch goes out before the weights' (max, sum) loads, which it
+  // does not depend on: the merging CTA, the last on the critical path,
+  // then waits one L2 round trip for both instead of two in series.
+  // TQ_MERGE_EARLY_LOADS=0 issues it after the weights, for A/B runs.
+  constexpr bool kEarly = TQ_MERGE_EARLY_LOADS != 0;
+  if constexpr (kEarly)
+    loadBatch(0);
   TQ_NO_UNROLL
   for (int h = warp; h < HPC; h += NW) {
     const float *ml = Workspace<Spec>::ml(a, b, qh0 + h);
@@ -590,35 +629,10 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
       sInvW[h] = W > 0.f ? rcpFast(W) : 0.f;
   }
   barrier();
-  // Every load of a batch of kChunk splits, for all of the thread's columns,
-  // is issued before the first is used: one L2 round trip per batch, not one
-  // per split and column (the merge is on the kernel's critical path; a
-  // 32-split merge was 8 dependent round trips per column). The sums still
-  // run in split order, so the bits do not depend on which CTA merges.
-  constexpr int kThreads = NW * kWarpSize;
-  constexpr int kCols = (HPC * D + kThreads - 1) / kThreads;
-  constexpr int kChunk = maxInt(1, minInt(S, 32 / kCols));
-  const int tid = threadIndex();
-  const float *col[kCols];
-  int colHead[kCols];
-  float sum[kCols];
-  TQ_UNROLL
-  for (int c = 0; c < kCols; ++c) {
-    const int idx = minInt(tid + c * kThreads, HPC * D - 1);
-    colHead[c] = idx / D;
-    col[c] = Workspace<Spec>::partial(a, b, qh0 + idx / D) + idx % D;
-    sum[c] = 0.f;
-  }
   TQ_NO_UNROLL
   for (int sp = 0; sp < nSplits; sp += kChunk) {
-    float x[kCols][kChunk];
-    TQ_UNROLL
-    for (int c = 0; c < kCols; ++c)
-      TQ_UNROLL
-      for (int j = 0; j < kChunk; ++j)
-        x[c][j] = sp + j < nSplits
-                      ? loadGlobalCoherentFloat(col[c] + (sp + j) * D)
-                      : 0.f;
+    if (!kEarly || sp > 0)
+      loadBatch(sp);
     TQ_UNROLL
     for (int c = 0; c < kCols; ++c)
       TQ_UNROLL
