@@ -546,9 +546,11 @@ template <class Spec> struct Workspace {
  * Registers stay few (<= 32 loads and a sum per column, not a row per
  * lane), so the merge adds nothing to the main loop's register budget.
  * sOut is the CTA's reduction buffer, free by now. Loads go through L2 (other CTAs wrote them). */
-/* Off by default: not yet timed or run on the GPU tier, and at head_dim
- * 256 with 4 warps (8 columns x 4 splits of loads in flight) ptxas gave the
- * decode an 8-byte stack frame (k4v4, sm_90: the toolchain tier's plan). */
+/* Off by default until the GPU tier has run it (timed once on an H100:
+ * B=1 L=1K 7.6-7.9 -> 6.9-7.2 us, session 36 run2). Taken only where a
+ * thread owns at most two columns: at head_dim 256 with 4 warps (8 columns
+ * x 4 splits of loads and 8 column pointers live across the weights)
+ * ptxas gave k4v4's decode an 8-byte stack frame (the toolchain tier). */
 #ifndef TQ_MERGE_EARLY_LOADS
 #define TQ_MERGE_EARLY_LOADS 0
 #endif
@@ -599,7 +601,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   // then waits one L2 round trip for both instead of two in series.
   // TQ_MERGE_EARLY_LOADS=1 (off by default, above); 0 issues it after the
   // weights, as before.
-  constexpr bool kEarly = TQ_MERGE_EARLY_LOADS != 0;
+  constexpr bool kEarly = TQ_MERGE_EARLY_LOADS != 0 && kCols <= 2;
   if constexpr (kEarly)
     loadBatch(0);
   TQ_NO_UNROLL
