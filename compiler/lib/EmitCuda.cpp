@@ -91,27 +91,48 @@ void emitArray(llvm::raw_ostream &os, const char *decl, const char *name,
   os << "\n};\n";
 }
 
+/// A tensor's codebook levels and sign-mask words as the unit spells them,
+/// for both the __constant__ arrays and their constant-expression twins.
+std::vector<std::string> levelLiterals(const TensorConfig &t) {
+  std::vector<std::string> items;
+  for (double l : t.levels)
+    items.push_back(doubleLiteral(l));
+  return items;
+}
+std::vector<std::string> signWordLiterals(const TensorConfig &t, int d) {
+  std::vector<std::string> items;
+  for (uint32_t w : signMasks(t.rotation, d)) {
+    std::string s;
+    llvm::raw_string_ostream(s) << llvm::format("0x%08xu", w);
+    items.push_back(s);
+  }
+  return items;
+}
+
+/// `static constexpr TYPE fn(int i)` returning items[i], a select per item:
+/// an array's contents as a constant expression, for device code that must
+/// not wait on a cold constant-memory load.
+void emitSelectFn(llvm::raw_ostream &os, const char *type, const char *fn,
+                  const std::vector<std::string> &items) {
+  os << "  __host__ __device__ static constexpr " << type << " " << fn
+     << "(int i) {\n    return";
+  for (size_t i = 0; i + 1 < items.size(); ++i)
+    os << " i == " << i << " ? " << items[i] << " :";
+  os << " " << items.back() << ";\n  }\n";
+}
+
 void emitTensorConstants(llvm::raw_ostream &os, const TensorConfig &t,
                          const char *prefix, int d) {
-  if (t.quant.kind == QuantKind::LloydMax) {
-    // Double levels: the store's cell search and norm correction are then
-    // bit-exact with the host numerics (decode converts them to float).
-    std::vector<std::string> items;
-    for (double l : t.levels)
-      items.push_back(doubleLiteral(l));
+  // Double levels: the store's cell search and norm correction are then
+  // bit-exact with the host numerics (decode converts them to float).
+  if (t.quant.kind == QuantKind::LloydMax)
     emitArray(os, "__constant__ double",
-              (std::string("tq_") + prefix + "_levels").c_str(), items, 4);
-  }
-  if (isRotated(t)) {
-    std::vector<std::string> items;
-    for (uint32_t w : signMasks(t.rotation, d)) {
-      std::string s;
-      llvm::raw_string_ostream(s) << llvm::format("0x%08xu", w);
-      items.push_back(s);
-    }
+              (std::string("tq_") + prefix + "_levels").c_str(),
+              levelLiterals(t), 4);
+  if (isRotated(t))
     emitArray(os, "__constant__ uint32_t",
-              (std::string("tq_") + prefix + "_signs").c_str(), items, 4);
-  }
+              (std::string("tq_") + prefix + "_signs").c_str(),
+              signWordLiterals(t, d), 4);
 }
 
 void emitTensorSpec(llvm::raw_ostream &os, const TensorConfig &t,
@@ -479,36 +500,19 @@ std::string emitCudaSource(const KernelConfig &c, const std::string &version) {
     os << "  __device__ static const " << type << " *" << fn << "() { return "
        << (present ? array : "nullptr") << "; }\n";
   };
-  // Level i of a codebook as a constant expression: the decode's pair
-  // tables are filled from immediates (a select per level), so the first
-  // steps never wait on a cold constant-memory load.
-  auto levelFn = [&](const TensorConfig &t, const char *fn) {
-    if (t.quant.kind != QuantKind::LloydMax)
-      return;
-    os << "  __host__ __device__ static constexpr double " << fn
-       << "(int i) {\n    return";
-    for (size_t i = 0; i + 1 < t.levels.size(); ++i)
-      os << " i == " << i << " ? " << doubleLiteral(t.levels[i]) << " :";
-    os << " " << doubleLiteral(t.levels.back()) << ";\n  }\n";
-  };
-  levelFn(c.key, "keyLevel");
-  levelFn(c.value, "valueLevel");
-  // Word i of a rotated tensor's sign masks as a constant expression: the
-  // decode's query rotation and its final inverse rotation take their lane's
-  // bits from immediates, so neither waits on a cold constant-memory load
-  // (one DRAM round trip each on the short-context critical path).
-  auto signWordFn = [&](const TensorConfig &t, const char *fn) {
-    if (!isRotated(t))
-      return;
-    const std::vector<uint32_t> words = signMasks(t.rotation, d);
-    os << "  __host__ __device__ static constexpr uint32_t " << fn
-       << "(int i) {\n    return";
-    for (size_t i = 0; i + 1 < words.size(); ++i)
-      os << " i == " << i << " ? " << llvm::format("0x%08xu", words[i]) << " :";
-    os << " " << llvm::format("0x%08xu", words.back()) << ";\n  }\n";
-  };
-  signWordFn(c.key, "keySignWord");
-  signWordFn(c.value, "valueSignWord");
+  // Level i of a codebook and word i of the sign masks as constant
+  // expressions: the decode fills its pair tables from immediates (a select
+  // per level) and takes its query rotation's and final inverse rotation's
+  // sign bits from them, so neither waits on a cold constant-memory load
+  // (a DRAM round trip on the short-context critical path).
+  if (c.key.quant.kind == QuantKind::LloydMax)
+    emitSelectFn(os, "double", "keyLevel", levelLiterals(c.key));
+  if (c.value.quant.kind == QuantKind::LloydMax)
+    emitSelectFn(os, "double", "valueLevel", levelLiterals(c.value));
+  if (isRotated(c.key))
+    emitSelectFn(os, "uint32_t", "keySignWord", signWordLiterals(c.key, d));
+  if (isRotated(c.value))
+    emitSelectFn(os, "uint32_t", "valueSignWord", signWordLiterals(c.value, d));
   accessor("double", "keyLevels", c.key.quant.kind == QuantKind::LloydMax,
            "tq_key_levels");
   accessor("double", "valueLevels", c.value.quant.kind == QuantKind::LloydMax,

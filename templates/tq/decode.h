@@ -530,6 +530,14 @@ template <class Spec> struct Workspace {
   static constexpr int kSplits = WorkspaceSplits<Spec>::value;
 };
 
+/* The merge's early partial loads (mergeSplits). Off by default until the GPU tier has run it (timed once on an H100:
+ * B=1 L=1K 7.6-7.9 -> 6.9-7.2 us, session 36 run2). Taken only where a
+ * thread owns at most two columns: at head_dim 256 with 4 warps (8 columns
+ * x 4 splits of loads and 8 column pointers live across the weights)
+ * ptxas gave k4v4's decode an 8-byte stack frame (the toolchain tier). */
+#ifndef TQ_MERGE_EARLY_LOADS
+#define TQ_MERGE_EARLY_LOADS 0
+#endif
 /* The merge of the CTA's heads' nSplits partials, by the whole CTA (the one
  * that drew the last ticket): log-sum-exp weights w_s = 2^(m_s - M)·l_s,
  * o = Σ_s w_s·partial_s / Σ_s w_s, the value rotation undone once, T output.
@@ -546,14 +554,6 @@ template <class Spec> struct Workspace {
  * Registers stay few (<= 32 loads and a sum per column, not a row per
  * lane), so the merge adds nothing to the main loop's register budget.
  * sOut is the CTA's reduction buffer, free by now. Loads go through L2 (other CTAs wrote them). */
-/* Off by default until the GPU tier has run it (timed once on an H100:
- * B=1 L=1K 7.6-7.9 -> 6.9-7.2 us, session 36 run2). Taken only where a
- * thread owns at most two columns: at head_dim 256 with 4 warps (8 columns
- * x 4 splits of loads and 8 column pointers live across the weights)
- * ptxas gave k4v4's decode an 8-byte stack frame (the toolchain tier). */
-#ifndef TQ_MERGE_EARLY_LOADS
-#define TQ_MERGE_EARLY_LOADS 0
-#endif
 template <class Spec, class T>
 TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
                            float (*sOut)[Spec::kHeadDim]) {

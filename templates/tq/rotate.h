@@ -31,18 +31,22 @@ TQ_CONSTEXPR double hadamardScale(int D) {
              : 0x1.6a09e667f3bccp-1 / double(1ll << ((log2Int(D) - 1) / 2));
 }
 
-/* This lane's E = D/G sign bits (bit i for coordinate gl·E + i, gl the
- * lane's index in its group of G lanes) of one D-bit mask. */
-template <int D, int G = kWarpSize>
-TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int gl) {
-  constexpr int E = D / G;
+/* The E bits of mask word w from bit first & 31 on (first: the lane's
+ * first coordinate, gl·E; w: the mask's word first / 32). */
+template <int E> TQ_INLINE uint32_t laneBitsOfWord(uint32_t w, int first) {
   static_assert(E >= 1 && E <= 32, "1..32 coordinates per lane");
-  const int first = gl * E;
-  const uint32_t w = mask[first >> 5];
   if constexpr (E == 32)
     return w;
   else
     return (w >> (first & 31)) & ((1u << E) - 1u);
+}
+
+/* This lane's E = D/G sign bits (bit i for coordinate gl·E + i, gl the
+ * lane's index in its group of G lanes) of one D-bit mask. */
+template <int D, int G = kWarpSize>
+TQ_INLINE uint32_t laneSignBits(const uint32_t *mask, int gl) {
+  const int first = gl * (D / G);
+  return laneBitsOfWord<D / G>(mask[first >> 5], first);
 }
 
 /* A rotated tensor's sign masks as constant expressions (TensorSpec's
@@ -61,18 +65,14 @@ TQ_INLINE uint32_t vectorSignBits(const uint32_t *signs, int v, int gl) {
 }
 template <int D, int G, class TS>
 TQ_INLINE uint32_t vectorSignBits(ImmediateSigns<TS>, int v, int gl) {
-  constexpr int E = D / G, W = D / kWarpSize;
-  static_assert(E >= 1 && E <= 32, "1..32 coordinates per lane");
-  const int first = gl * E, k = first >> 5;
-  uint32_t w = TS::signWord(v * W);
+  constexpr int W = D / kWarpSize;
+  const int first = gl * (D / G), k = first >> 5;
+  uint32_t w = TS::signWord(v * W); // word k: a select among W immediates
   TQ_UNROLL
   for (int j = 1; j < W; ++j)
     if (k == j)
       w = TS::signWord(v * W + j);
-  if constexpr (E == 32)
-    return w;
-  else
-    return (w >> (first & 31)) & ((1u << E) - 1u);
+  return laneBitsOfWord<D / G>(w, first);
 }
 
 /* a·b + c with one rounding (float or double). */

@@ -201,30 +201,33 @@ int main(int argc, char **argv) {
               plan.blockN, plan.splits, plan.warps, plan.headsPerCta);
   std::printf("  static constexpr int kStoreWarps = %d;\n", plan.storeWarps);
   std::printf("  static constexpr int kSmCount = 132;\n"); // the H200's
-  // The levels as constant expressions (EmitCuda.cpp emits the same).
-  auto levelFn = [](const TensorCodec &t, const char *fn) {
-    if (!t.codebook())
-      return;
-    const std::vector<double> &v = t.codebook()->levels;
-    std::printf("  __host__ __device__ static constexpr double %s(int i) {\n    return", fn);
-    for (size_t i = 0; i + 1 < v.size(); ++i)
-      std::printf(" i == %zu ? %.17g :", i, v[i]);
-    std::printf(" %.17g;\n  }\n", v.back());
+  // The levels and sign words as constant expressions (EmitCuda.cpp emits
+  // the same): `static constexpr TYPE fn(int i)` returning item i.
+  auto selectFn = [](const char *type, const char *fn,
+                     const std::vector<std::string> &items) {
+    std::printf("  __host__ __device__ static constexpr %s %s(int i) {\n    return",
+                type, fn);
+    for (size_t i = 0; i + 1 < items.size(); ++i)
+      std::printf(" i == %zu ? %s :", i, items[i].c_str());
+    std::printf(" %s;\n  }\n", items.back().c_str());
   };
-  levelFn(K, "keyLevel");
-  levelFn(V, "valueLevel");
-  // The sign words as constant expressions (EmitCuda.cpp emits the same).
-  auto signWordFn = [](const TensorCodec &t, bool rot, const char *fn) {
-    if (!rot)
-      return;
-    const std::vector<uint32_t> w = signWords(t);
-    std::printf("  __host__ __device__ static constexpr uint32_t %s(int i) {\n    return", fn);
-    for (size_t i = 0; i + 1 < w.size(); ++i)
-      std::printf(" i == %zu ? 0x%08xu :", i, w[i]);
-    std::printf(" 0x%08xu;\n  }\n", w.back());
+  auto literals = [](const char *format, const auto &values) {
+    std::vector<std::string> items;
+    char buf[64];
+    for (const auto v : values) {
+      std::snprintf(buf, sizeof buf, format, v);
+      items.push_back(buf);
+    }
+    return items;
   };
-  signWordFn(K, rotated(spec.key), "keySignWord");
-  signWordFn(V, rotated(spec.value), "valueSignWord");
+  if (K.codebook())
+    selectFn("double", "keyLevel", literals("%.17g", K.codebook()->levels));
+  if (V.codebook())
+    selectFn("double", "valueLevel", literals("%.17g", V.codebook()->levels));
+  if (rotated(spec.key))
+    selectFn("uint32_t", "keySignWord", literals("0x%08xu", signWords(K)));
+  if (rotated(spec.value))
+    selectFn("uint32_t", "valueSignWord", literals("0x%08xu", signWords(V)));
   std::printf("  __device__ static const %s *keyLevels() { return %s; }\n",
               lt, kLm ? "tq_key_levels" : "nullptr");
   std::printf("  __device__ static const %s *valueLevels() { return %s; }\n",
