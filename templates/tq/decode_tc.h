@@ -1045,7 +1045,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     }
   }
 
-  float m[2] = {negInf(), negInf()}, l[2] = {0.f, 0.f}, zb[2] = {0.f, 0.f};
+  // The running maximum of the true scores, negated (the exponent's addend).
+  float nm[2] = {posInf(), posInf()};
+  float l[2] = {0.f, 0.f}, zb[2] = {0.f, 0.f};
   float acc[KC][4];
   TQ_UNROLL
   for (int i = 0; i < KC; ++i)
@@ -1105,7 +1107,6 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       for (int c = 1; c < NCH; ++c)
         s[i] += sc[c][i];
     }
-    const bool v0 = t0 + g < tokEnd, v1 = t0 + g + 8 < tokEnd;
     float ks0 = 1.f, ks1 = 1.f;
     if constexpr (K::Info::kHasScale)
       ks0 = f16BitsToFloat(r.ks[0]), ks1 = f16BitsToFloat(r.ks[1]);
@@ -1113,10 +1114,10 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       ks0 *= rsqrtFast(csq[0] + 1e-16f);
       ks1 *= rsqrtFast(csq[2] + 1e-16f);
     }
-    s[0] = v0 ? s[0] * ks0 * hf[0] : negInf();
-    s[1] = v0 ? s[1] * ks0 * hf[1] : negInf();
-    s[2] = v1 ? s[2] * ks1 * hf[0] : negInf();
-    s[3] = v1 ? s[3] * ks1 * hf[1] : negInf();
+    // Without the heads' factors hf: they enter softmaxStep's exponent.
+    const bool v0 = t0 + g < tokEnd, v1 = t0 + g + 8 < tokEnd;
+    s[0] = v0 ? s[0] * ks0 : negInf(), s[1] = v0 ? s[1] * ks0 : negInf();
+    s[2] = v1 ? s[2] * ks1 : negInf(), s[3] = v1 ? s[3] * ks1 : negInf();
   };
   // softmaxStep: the online softmax of a step's scores. Only when some score
   // exceeds its head's running max (rare once the max has settled) does the
@@ -1127,26 +1128,32 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
   // heads).
   auto softmaxStep = [&](const TcRaw<Spec> &r, const float (&s)[4],
                          uint32_t (&pb)[2]) {
-    const bool grow = fmaxf(s[0], s[2]) > m[0] || fmaxf(s[1], s[3]) > m[1];
-    if (anyLane(grow)) {
-      float c0 = fmaxf(s[0], s[2]), c1 = fmaxf(s[1], s[3]);
+    // c·hf + nm > 0 exactly when the true score c·hf exceeds the max.
+    float c0 = fmaxf(s[0], s[2]), c1 = fmaxf(s[1], s[3]);
+    if (anyLane(fmaf(c0, hf[0], nm[0]) > 0.f || fmaf(c1, hf[1], nm[1]) > 0.f)) {
       TQ_UNROLL
       for (int mask = 4; mask < kWarpSize; mask <<= 1) {
         c0 = fmaxf(c0, shflXor(c0, mask));
         c1 = fmaxf(c1, shflXor(c1, mask));
       }
-      const float mn0 = fmaxf(m[0], c0), mn1 = fmaxf(m[1], c1);
-      const float r0 = exp2Fast(m[0] - mn0), r1 = exp2Fast(m[1] - mn1);
+      const float mn0 = fmaxf(-nm[0], c0 * hf[0]);
+      const float mn1 = fmaxf(-nm[1], c1 * hf[1]);
+      const float r0 = exp2Fast(-nm[0] - mn0), r1 = exp2Fast(-nm[1] - mn1);
       l[0] *= r0, l[1] *= r1, zb[0] *= r0, zb[1] *= r1;
       TQ_UNROLL
       for (int i = 0; i < KC; ++i) {
         acc[i][0] *= r0, acc[i][2] *= r0;
         acc[i][1] *= r1, acc[i][3] *= r1;
       }
-      m[0] = mn0, m[1] = mn1;
+      nm[0] = -mn0, nm[1] = -mn1;
     }
-    const float p0 = exp2Fast(s[0] - m[0]), p1 = exp2Fast(s[1] - m[1]);
-    const float p2 = exp2Fast(s[2] - m[0]), p3 = exp2Fast(s[3] - m[1]);
+    // 2^(S - m) for the true score S = s·hf in one fma: hf is a power of
+    // two, so s·hf is exact and p is what rounding S first gave, with one
+    // multiply per score fewer.
+    const float p0 = exp2Fast(fmaf(s[0], hf[0], nm[0]));
+    const float p1 = exp2Fast(fmaf(s[1], hf[1], nm[1]));
+    const float p2 = exp2Fast(fmaf(s[2], hf[0], nm[0]));
+    const float p3 = exp2Fast(fmaf(s[3], hf[1], nm[1]));
     l[0] += p0 + p2;
     l[1] += p1 + p3;
     float vs0 = 1.f, vs1 = 1.f;
@@ -1316,7 +1323,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     for (int hh = 0; hh < 2; ++hh) {
       const int h = 2 * t + hh;
       if (h < HPC) {
-        sMl[warp][h][0] = m[hh];
+        sMl[warp][h][0] = -nm[hh];
         sMl[warp][h][1] = l[hh];
         sMl[warp][h][2] = zb[hh];
       }
@@ -1351,7 +1358,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
       if (h < HPC) {
         float Mh, Lh, Bh;
         mergeWarpStats<Spec>(sMl, h, Mh, Lh, Bh);
-        const float f = mergeWeight(m[hh], Mh);
+        const float f = mergeWeight(-nm[hh], Mh);
         TQ_UNROLL
         for (int mt = 0; mt < KC; ++mt)
           TQ_UNROLL

@@ -347,6 +347,7 @@ TQ_INLINE uint32_t maskLt(float a, float b) {
   return r;
 }
 TQ_INLINE float negInf() { return __uint_as_float(0xff800000u); }
+TQ_INLINE float posInf() { return __uint_as_float(0x7f800000u); }
 TQ_INLINE bool isNegInf(float x) { return __float_as_uint(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's
  * host-matching math, without the IEEE slow path: ptxas expands div.rn.f64

@@ -477,6 +477,7 @@ template <bool BF16> TQ_INLINE uint32_t maxNaN2(uint32_t a, uint32_t b);
 /* All ones where a < b, else 0 (NaN: 0), as target_cuda.h. */
 TQ_INLINE uint32_t maskLt(float a, float b) { return a < b ? 0xffffffffu : 0u; }
 TQ_INLINE float negInf() { return bitsToFloat(0xff800000u); }
+TQ_INLINE float posInf() { return bitsToFloat(0x7f800000u); }
 TQ_INLINE bool isNegInf(float x) { return floatToBits(x) == 0xff800000u; }
 /* Float64 division and square root rounded to nearest, for the store's
  * host-matching math. On AMDGPU the IEEE operations are inline sequences

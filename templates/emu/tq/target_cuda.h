@@ -266,6 +266,7 @@ template <bool BF16, bool MAX> inline uint32_t minMaxNaN2(uint32_t a, uint32_t b
 template <bool BF16> inline uint32_t minNaN2(uint32_t a, uint32_t b) { return minMaxNaN2<BF16, false>(a, b); }
 template <bool BF16> inline uint32_t maxNaN2(uint32_t a, uint32_t b) { return minMaxNaN2<BF16, true>(a, b); }
 inline float negInf() { return -INFINITY; }
+inline float posInf() { return INFINITY; }
 inline bool isNegInf(float x) { return x == -INFINITY; }
 inline double divRn(double a, double b) { return a / b; }
 inline double sqrtRn(double x) { return sqrt(x); }
