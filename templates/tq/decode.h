@@ -530,13 +530,16 @@ template <class Spec> struct Workspace {
   static constexpr int kSplits = WorkspaceSplits<Spec>::value;
 };
 
-/* The merge's early partial loads (mergeSplits). Off by default until the GPU tier has run it (timed once on an H100:
- * B=1 L=1K 7.6-7.9 -> 6.9-7.2 us, session 36 run2). Taken only where a
- * thread owns at most two columns: at head_dim 256 with 4 warps (8 columns
- * x 4 splits of loads and 8 column pointers live across the weights)
- * ptxas gave k4v4's decode an 8-byte stack frame (the toolchain tier). */
+/* The merge's early partial loads (mergeSplits); 0: after the weights (A/B).
+ * H100, one process, alternating, two rounds (bench/results/
+ * 2026-12-07-session37/run1): B=1 L=1K k3v4 7.3 -> 7.0 us, k4v2 7.6 -> 7.2,
+ * k2v2 7.3 -> 7.0-7.1, k4v4 7.4 -> 7.0 (1.02-1.07x -> 1.09-1.13x SDPA);
+ * B=8 L=1K unchanged. Taken only where a thread owns at most two columns:
+ * at head_dim 256 with 4 warps (8 columns x 4 splits of loads and 8 column
+ * pointers live across the weights) ptxas gave k4v4's decode an 8-byte
+ * stack frame (the toolchain tier). */
 #ifndef TQ_MERGE_EARLY_LOADS
-#define TQ_MERGE_EARLY_LOADS 0
+#define TQ_MERGE_EARLY_LOADS 1
 #endif
 /* The merge of the CTA's heads' nSplits partials, by the whole CTA (the one
  * that drew the last ticket): log-sum-exp weights w_s = 2^(m_s - M)·l_s,
@@ -599,8 +602,7 @@ TQ_INLINE void mergeSplits(const tq_decode_args &a, int nSplits,
   // The first batch goes out before the weights' (max, sum) loads, which it
   // does not depend on: the merging CTA, the last on the critical path,
   // then waits one L2 round trip for both instead of two in series.
-  // TQ_MERGE_EARLY_LOADS=1 (off by default, above); 0 issues it after the
-  // weights, as before.
+  // TQ_MERGE_EARLY_LOADS=0 (above) issues it after the weights instead.
   constexpr bool kEarly = TQ_MERGE_EARLY_LOADS != 0 && kCols <= 2;
   if constexpr (kEarly)
     loadBatch(0);
