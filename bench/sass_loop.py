@@ -100,8 +100,14 @@ def main():
     ap.add_argument("--top", type=int, default=16, help="opcodes to print")
     args = ap.parse_args()
     if args.listing.endswith(".cubin"):
-        text = subprocess.run(["cuobjdump", "-sass", args.listing], check=True,
-                              capture_output=True, text=True).stdout
+        try:
+            text = subprocess.run(["cuobjdump", "-sass", args.listing],
+                                  check=True, capture_output=True,
+                                  text=True).stdout
+        except FileNotFoundError:
+            sys.exit("cuobjdump is not on PATH (the module docstring says "
+                     f"where to get one); or pass its -sass output, not "
+                     f"{args.listing}")
     else:
         text = open(args.listing).read()
     found = False

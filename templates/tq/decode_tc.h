@@ -83,7 +83,9 @@
 #endif
 #ifndef TQ_TC_VALUE_PLANES
 /* 1: 2-bit Lloyd-Max values as two planes (kTcPlanes2) instead of the pair
- * table. Off until the GPU tier has run it (CPU emulator: emu_*-planes). */
+ * table (EmitCuda.cpp's lutEntries reads the same knob). Off: the GPU tier
+ * passes with it, but at B=32 L=32K it was 3-7 % slower than the table on an
+ * H100 (bench/results/2026-12-07-session37/run1/planes.txt). */
 #define TQ_TC_VALUE_PLANES 0
 #endif
 #ifndef TQ_TC_FILL_BEFORE_WAIT

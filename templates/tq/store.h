@@ -693,7 +693,7 @@ TQ_INLINE void storeLloydMaxRegs(const uint32_t (&w)[Spec::kHeadDim / G / 2],
   TQ_UNROLL
   for (int k = 1; k < M; ++k) {
     const float b = float(0.5 * (TS::level(M + k - 1) + TS::level(M + k)));
-    thr[k - 1] = n > 0.f ? b * yn : bitsToFloat(0x7f800000u);
+    thr[k - 1] = n > 0.f ? b * yn : posInf();
     const float c = float(TS::level(M + k));
     step[k - 1] = c * c - prev;
     prev = c * c;
