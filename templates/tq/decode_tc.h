@@ -94,6 +94,11 @@
 #ifndef TQ_TC_SHIFT_ON_FMA
 #define TQ_TC_SHIFT_ON_FMA 0 /* 1: the lookups' right shifts as IMAD.HI (A/B) */
 #endif
+#ifndef TQ_TC_LUT_BYTE_PERMUTE
+/* 1: 4-bit key codes index their unaligned 32 KB pair table by byte
+ * permute and multiply-add (lutWordByte); 0: shift, mask, add (A/B). */
+#define TQ_TC_LUT_BYTE_PERMUTE 1
+#endif
 #ifndef TQ_TC_PARALLEL_WARP_SUMS
 #define TQ_TC_PARALLEL_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
 #endif
@@ -405,6 +410,15 @@ TQ_INLINE uint32_t lutWord(uint32_t base, uint32_t field, uint32_t mask) {
   return loadShared4(ALIGNED ? (field & mask) | base : (field & mask) + base);
 }
 
+/* Entry of a pair table whose index is byte j of w (8-bit fields at byte
+ * boundaries: 4-bit codes), for a table not aligned to its size (32 KB):
+ * one byte permute zero-extends the index and one multiply-add scales it
+ * onto base (table address plus 4·lane), on the ALU and FMA pipes, where
+ * lutWord<false> takes a shift, a mask and an add. */
+TQ_INLINE uint32_t lutWordByte(uint32_t base, uint32_t w, int j) {
+  return loadShared4(bytePerm(w, 0u, 0x4440u | uint32_t(j)) * 128u + base);
+}
+
 /* The first word of p at or after p whose shared-window address is a
  * multiple of ALIGN (a power of two; p is 16-byte aligned). */
 TQ_INLINE uint32_t *alignShared(uint32_t *p, int align) {
@@ -625,7 +639,11 @@ TQ_INLINE void keyFragment(const TcRaw<Spec> &r, int kc, uint32_t lutBase,
     TQ_UNROLL
     for (int half = 0; half < 2; ++half) { // coordinates +0,+1 / +2,+3
       uint32_t x;
-      if constexpr (K::kKind == kTcLut) {
+      if constexpr (K::kKind == kTcLut && K::kBits == 4 &&
+                    !TcPlan<Spec>::kLutAlignedK && TQ_TC_LUT_BYTE_PERMUTE) {
+        const int p = (2 * kc + half) * 8; // byte p / 8 of the slice
+        x = lutWordByte(lutBase, r.k[i][p >> 5], (p >> 3) & 3);
+      } else if constexpr (K::kKind == kTcLut) {
         constexpr int FW = 2 * K::kBits;
         constexpr uint32_t kFieldMask = ((1u << FW) - 1u) << 7;
         x = lutWord<TcPlan<Spec>::kLutAlignedK>(
