@@ -264,6 +264,9 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     if (!key && q.kind == QuantKind::LloydMax && b == 2 && !q.qjl &&
         deviceDefineInt("TQ_TC_VALUE_PLANES", 0) != 0)
       return 0; // two planes of subnormals (decode_tc.h kTcPlanes2)
+    if (key && q.kind == QuantKind::LloydMax && b == 2 && !q.qjl &&
+        deviceDefineInt("TQ_TC_KEY_QUADS", 0) != 0)
+      return 1 << (4 * b); // quads of coordinates (decode_tc.h kQuad)
     if (q.kind == QuantKind::LloydMax && b <= 4 && !q.qjl)
       return 1 << (2 * b);
     if (key)

@@ -99,6 +99,12 @@
  * permute and multiply-add (lutWordByte); 0: shift, mask, add (A/B). */
 #define TQ_TC_LUT_BYTE_PERMUTE 1
 #endif
+#ifndef TQ_TC_KEY_QUADS
+/* 1: 2-bit Lloyd-Max keys look up four coordinates at once (a 256-entry
+ * quad table, one 8-byte load per two A registers); EmitCuda.cpp's
+ * lutEntries reads the same knob. */
+#define TQ_TC_KEY_QUADS 0
+#endif
 #ifndef TQ_TC_PARALLEL_WARP_SUMS
 #define TQ_TC_PARALLEL_WARP_SUMS 1 /* 0: the warps' outputs summed one warp at a time */
 #endif
@@ -149,7 +155,13 @@ template <class Spec, bool IsKey> struct TcTensor {
   static constexpr int kSliceBits = kDims * kBits;
   static constexpr int kSliceBytes = kSliceBits / 8;
   static constexpr int kWords = (kSliceBytes + 3) / 4;
-  static constexpr int kLutEntries = kKind == kTcLut ? 1 << (2 * kBits) : 0;
+  /* 2-bit keys: the table's entries are quads (a coordinate pair of two
+   * rows, two half2, 8 bytes replicated 16 times: a 64-bit load is served
+   * per half-warp), 128 bytes apart like a pair table's. */
+  static constexpr bool kQuad = IsKey && kKind == kTcLut && kBits == 2 &&
+                                TQ_TC_KEY_QUADS;
+  static constexpr int kLutEntries =
+      kKind == kTcLut ? 1 << ((kQuad ? 4 : 2) * kBits) : 0;
   static constexpr int kRowAlign = Info::kCodesAlign;
 };
 
@@ -476,15 +488,21 @@ TQ_INLINE void fillPairTable(uint32_t *lut) {
   // 2026-12-02-session16-h200 run1 against session 15's run3).
   const int rot = threadIndex() & 7;
   for (int f = threadIndex(); f < N; f += NTHREADS) {
-    const int c0 = f & ((1 << B) - 1), c1 = f >> B;
-    float v0, v1;
-    if constexpr (Tn::kQuant == TQ_QUANT_LLOYD_MAX)
-      v0 = codebookLevel<Spec, IsKey>(c0), v1 = codebookLevel<Spec, IsKey>(c1);
-    else
-      v0 = float(c0), v1 = float(c1);
-    const uint32_t h = packHalf2(v0, v1);
+    auto level = [](int c) {
+      if constexpr (Tn::kQuant == TQ_QUANT_LLOYD_MAX)
+        return codebookLevel<Spec, IsKey>(c);
+      else
+        return float(c);
+    };
+    constexpr int kMask = (1 << B) - 1;
     u32x4 x;
-    x.x = x.y = x.z = x.w = h;
+    if constexpr (Tn::kQuad) { // half2(c0, c1), half2(c2, c3), twice
+      x.x = x.z = packHalf2(level(f & kMask), level((f >> B) & kMask));
+      x.y = x.w =
+          packHalf2(level((f >> 2 * B) & kMask), level((f >> 3 * B) & kMask));
+    } else {
+      x.x = x.y = x.z = x.w = packHalf2(level(f & kMask), level(f >> B));
+    }
     u32x4 *row = reinterpret_cast<u32x4 *>(lut + f * 32);
     TQ_UNROLL
     for (int i = 0; i < 8; ++i)
@@ -639,7 +657,22 @@ TQ_INLINE void keyFragment(const TcRaw<Spec> &r, int kc, uint32_t lutBase,
     TQ_UNROLL
     for (int half = 0; half < 2; ++half) { // coordinates +0,+1 / +2,+3
       uint32_t x;
-      if constexpr (K::kKind == kTcLut && K::kBits == 4 &&
+      if constexpr (K::kQuad) {
+        // Entry = rows g and g + 8 of one coordinate pair: (a_i, a_i+1) in
+        // one 8-byte load into consecutive registers, as the mma takes
+        // them. Index byte: row g's two codes | row g + 8's << 4; the
+        // nibble interleave of the two rows' words serves four k steps.
+        if (i == 0) {
+          const int w = kc >> 2;
+          const uint32_t x =
+              half ? lop3<0xe4>(r.k[0][w] >> 4, r.k[1][w], 0x0f0f0f0fu)
+                   : lop3<0xe4>(r.k[0][w], r.k[1][w] << 4, 0x0f0f0f0fu);
+          const u32x2 q = loadShared8(
+              bytePerm(x, 0u, 0x4440u | uint32_t(kc & 3)) * 128u + lutBase);
+          a[2 * half] = q.x, a[2 * half + 1] = q.y;
+        }
+        continue;
+      } else if constexpr (K::kKind == kTcLut && K::kBits == 4 &&
                     !TcPlan<Spec>::kLutAlignedK && TQ_TC_LUT_BYTE_PERMUTE) {
         const int p = (2 * kc + half) * 8; // byte p / 8 of the slice
         x = lutWordByte(lutBase, r.k[i][p >> 5], (p >> 3) & 3);
@@ -911,7 +944,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
   uint32_t *sLutV = alignedPairTable<Spec, false>();
 
   // This lane's column of each pair table (shared-window addresses).
-  const uint32_t lutKBase = sharedAddress(sLutK) + (uint32_t(lane) << 2);
+  const uint32_t lutKBase =
+      sharedAddress(sLutK) + (K::kQuad ? uint32_t(lane & 15) << 3
+                                       : uint32_t(lane) << 2);
   const uint32_t lutVBase = sharedAddress(sLutV) + (uint32_t(lane) << 2);
 
   // Warp w takes the 16-token steps w, w + NW, ... of the range.

@@ -645,6 +645,13 @@ TQ_INLINE uint32_t loadShared4(uint32_t addr) {
   asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(addr));
   return r;
 }
+TQ_INLINE u32x2 loadShared8(uint32_t addr) {
+  u32x2 r;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(r.x), "=r"(r.y)
+               : "r"(addr));
+  return r;
+}
 
 /* ---------------------------------------------------------------------------
  * Bulk copies global -> shared by the copy engine, completing on an mbarrier

@@ -619,6 +619,9 @@ TQ_INLINE uint32_t sharedAddress(const void *p) {
 TQ_INLINE uint32_t loadShared4(uint32_t addr) {
   return *(const hip_detail::Lds<uint32_t> *)addr;
 }
+TQ_INLINE u32x2 loadShared8(uint32_t addr) {
+  return *(const hip_detail::Lds<u32x2> *)addr;
+}
 TQ_INLINE void storeShared4(uint32_t addr, uint32_t v) {
   *(hip_detail::Lds<uint32_t> *)addr = v;
 }

@@ -379,6 +379,7 @@ template <uint32_t LUT> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c)
 inline uint32_t sharedAddress(const void *p) { return uint32_t((uintptr_t)p - emu::gSharedBase); }
 inline void storeShared4(uint32_t addr, uint32_t v) { chkAlign((void*)(uintptr_t)addr, 4); memcpy((void *)(emu::gSharedBase + addr), &v, 4); }
 inline uint32_t loadShared4(uint32_t addr) { chkAlign((void*)(uintptr_t)addr, 4); uint32_t r; memcpy(&r, (const void *)(emu::gSharedBase + addr), 4); return r; }
+inline u32x2 loadShared8(uint32_t addr) { chkAlign((void*)(uintptr_t)addr, 8); u32x2 r; memcpy(&r, (const void *)(emu::gSharedBase + addr), 8); return r; }
 } // namespace tq
 
 #include "tq/group_reduce.h"
