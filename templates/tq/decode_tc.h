@@ -91,9 +91,6 @@
 #ifndef TQ_TC_FILL_BEFORE_WAIT
 #define TQ_TC_FILL_BEFORE_WAIT 1 /* 0: the pair tables filled after the wait (A/B) */
 #endif
-#ifndef TQ_TC_SHIFT_ON_FMA
-#define TQ_TC_SHIFT_ON_FMA 0 /* 1: the lookups' right shifts as IMAD.HI (A/B) */
-#endif
 #ifndef TQ_TC_LUT_BYTE_PERMUTE
 /* 1: 4-bit key codes index their unaligned 32 KB pair table by byte
  * permute and multiply-add (lutWordByte); 0: shift, mask, add (A/B). */
@@ -405,10 +402,7 @@ template <int W, int DEST, int N>
 TQ_INLINE uint32_t fieldAt(const uint32_t (&w)[N], int p) {
   const int i = p >> 5, o = p & 31;
   if (o + W <= 32)
-    return o == DEST  ? w[i]
-           : o > DEST ? (TQ_TC_SHIFT_ON_FMA ? shiftRightOnFma(w[i], o - DEST)
-                                            : w[i] >> (o - DEST))
-                      : w[i] << (DEST - o);
+    return o >= DEST ? w[i] >> (o - DEST) : w[i] << (DEST - o);
   // Straddles words i and i + 1 (o > 32 - W >= 24 > DEST).
   return funnelShiftRight(w[i], w[i + 1], uint32_t(o - DEST));
 }

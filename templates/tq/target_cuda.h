@@ -197,12 +197,6 @@ TQ_INLINE uint32_t floatToBits(float f) { return __float_as_uint(f); }
 TQ_INLINE uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t shift) {
   return __funnelshift_r(lo, hi, shift);
 }
-/* x >> s (s in 1..31) as the high word of x·2^(32-s): an IMAD.HI on the
- * FMA pipe instead of a shift on the ALU pipe, where the decode's lookups
- * put most of their instructions. */
-TQ_INLINE uint32_t shiftRightOnFma(uint32_t x, int s) {
-  return __umulhi(x, 1u << (32 - s));
-}
 /* Set bits of x (POPC). */
 TQ_INLINE int popCount(uint32_t x) { return __popc(x); }
 

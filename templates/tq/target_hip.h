@@ -350,9 +350,6 @@ TQ_INLINE uint32_t floatToBits(float f) {
 TQ_INLINE uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t shift) {
   return __builtin_amdgcn_alignbit(hi, lo, shift);
 }
-/* x >> s: a shift (v_mul_hi_u32 is quarter rate; target_cuda.h says why
- * CUDA multiplies). */
-TQ_INLINE uint32_t shiftRightOnFma(uint32_t x, int s) { return x >> s; }
 TQ_INLINE int popCount(uint32_t x) { return __builtin_popcount(x); }
 
 /* ---------------------------------------------------------------------------

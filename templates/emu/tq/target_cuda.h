@@ -197,7 +197,6 @@ inline bool isAligned(const void *p, int b) { return ((uintptr_t)p & (b - 1)) ==
 inline float bitsToFloat(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 inline uint32_t floatToBits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 inline uint32_t funnelShiftRight(uint32_t lo, uint32_t hi, uint32_t s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
-inline uint32_t shiftRightOnFma(uint32_t x, int s) { return uint32_t((uint64_t(x) * (uint64_t(1) << (32 - s))) >> 32); }
 inline int popCount(uint32_t x) { return __builtin_popcount(x); }
 inline float bf16BitsToFloat(uint32_t b) { return bitsToFloat((b & 0xffffu) << 16); }
 inline uint32_t floatToBf16Bits(float f) { uint32_t u = floatToBits(f); if ((u & 0x7fffffff) > 0x7f800000) return 0x7fc0; u += 0x7fff + ((u >> 16) & 1); return u >> 16; }
