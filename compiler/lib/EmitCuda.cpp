@@ -278,7 +278,15 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     return -1;
   };
   const int lk = lutEntries(c.key.quant, true);
-  const int lv = lutEntries(c.value.quant, false);
+  // 2-bit values of the keys' codebook read the keys' quad table
+  // (decode_tc.h kTcQuadK).
+  const bool valuesShareQuads =
+      lk == 256 && c.key.quant.codeBits() == 2 &&
+      c.value.quant.kind == QuantKind::LloydMax &&
+      c.value.quant.codeBits() == 2 && !c.value.quant.qjl &&
+      deviceDefineInt("TQ_TC_VALUE_PLANES", 0) == 0 &&
+      c.value.levels == c.key.levels;
+  const int lv = valuesShareQuads ? 0 : lutEntries(c.value.quant, false);
   if (lk < 0 || lv < 0 || (lk + lv) * 128 > 36 * 1024)
     return 0;
   // A lane's slices: keys D/4 coordinates, values D/8, 2-byte aligned

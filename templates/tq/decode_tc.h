@@ -98,7 +98,8 @@
 #endif
 #ifndef TQ_TC_KEY_QUADS
 /* 1: 2-bit Lloyd-Max keys look up four coordinates at once (a 256-entry
- * quad table, one 8-byte load per two A registers); EmitCuda.cpp's
+ * quad table, one 8-byte load per two A registers), and 2-bit Lloyd-Max
+ * values of the same codebook read the same table (kTcQuadK); EmitCuda.cpp's
  * lutEntries reads the same knob. */
 #define TQ_TC_KEY_QUADS 0
 #endif
@@ -117,9 +118,27 @@ enum TcKind : int {
   kTcMagic8,   // 8-bit uniform values: fp16 exponent trick
   kTcNarrow,   // 1- to 3-bit uniform values: fp16 subnormals, no table
   kTcPlanes2,  // 2-bit Lloyd-Max values: two planes of subnormals, no table
+  kTcQuadK,    // 2-bit Lloyd-Max values: the keys' quad table (same levels)
   kTcFp8,      // e4m3 elements
   kTcBf16,     // uncompressed bf16 elements (bf16 mma)
 };
+
+/* Whether 2-bit Lloyd-Max keys and values share their four levels (one
+ * quad table serves both). */
+template <class Spec> constexpr bool sameTwoBitLevels() {
+  if constexpr (TensorInfo<Spec, true>::kQuant == TQ_QUANT_LLOYD_MAX &&
+                TensorInfo<Spec, false>::kQuant == TQ_QUANT_LLOYD_MAX &&
+                TensorInfo<Spec, true>::kCodeBits == 2 &&
+                TensorInfo<Spec, false>::kCodeBits == 2 &&
+                !TensorInfo<Spec, true>::kQjl) {
+    for (int i = 0; i < 4; ++i)
+      if (Spec::keyLevel(i) != Spec::valueLevel(i))
+        return false;
+    return true;
+  } else {
+    return false;
+  }
+}
 
 template <class Spec, bool IsKey> struct TcTensor {
   using Info = TensorInfo<Spec, IsKey>;
@@ -136,6 +155,7 @@ template <class Spec, bool IsKey> struct TcTensor {
   static constexpr int kValueKind =
       kQuant == TQ_QUANT_LLOYD_MAX && kBits == 2 && TQ_TC_VALUE_PLANES
           ? kTcPlanes2
+      : TQ_TC_KEY_QUADS && sameTwoBitLevels<Spec>() ? kTcQuadK
       : kQuant == TQ_QUANT_LLOYD_MAX && kBits <= 4 ? kTcLut
       : kQuant == TQ_QUANT_UNIFORM && kBits == 4 ? kTcMagic4
       : kQuant == TQ_QUANT_UNIFORM && kBits == 8 ? kTcMagic8
@@ -820,6 +840,22 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
         lo2 = x0 & (2u << p0.k | 2u << (16 + p0.k));
         hi2 = x1 & (2u << p1.k | 2u << (16 + p1.k));
       }
+    } else if constexpr (V::kKind == kTcQuadK) {
+      // The keys' quad table: entry (a | b << 2 | c << 4 | d << 6) =
+      // half2(a, b), half2(c, d), so the index of (lo, hi) is token A's
+      // and B's codes of coordinate 2mt (X, below), then of 2mt + 1 (Y):
+      // the 2-bit interleave X/Y of the two tokens' words, then the nibble
+      // interleave of X and Y, serve eight registers pairs per word.
+      static_assert(V::kBits == 2, "quad values: 2-bit codes");
+      const int w = mt >> 3, j = (mt >> 1) & 3;
+      const uint32_t xw = lop3<0xe4>(wa[w], wb[w] << 2, 0x33333333u);
+      const uint32_t yw = lop3<0xe4>(wa[w] >> 2, wb[w], 0x33333333u);
+      const uint32_t z = (mt & 1)
+                             ? lop3<0xe4>(xw >> 4, yw, 0x0f0f0f0fu)
+                             : lop3<0xe4>(xw, yw << 4, 0x0f0f0f0fu);
+      const u32x2 q =
+          loadShared8(bytePerm(z, 0u, 0x4440u | uint32_t(j)) * 128u + lutBase);
+      lo = q.x, hi = q.y;
     } else if constexpr (8 % V::kBits == 0) {
       // Pair table, codes of 1, 2 or 4 bits: interleave the two tokens' codes
       // once per word (X: fields codeA(2i) | codeB(2i) << b at bit 2ib, Y:
@@ -1242,7 +1278,8 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     TQ_UNROLL
     for (int mt = 0; mt < KC; ++mt) {
       uint32_t af[4], af2[4];
-      valueFragment<Spec>(r, mt, lutVBase, af, af2);
+      valueFragment<Spec>(r, mt, V::kKind == kTcQuadK ? lutKBase : lutVBase,
+                          af, af2);
       if constexpr (kValueBf16)
         mmaBf16(acc[mt], af, pb);
       else
@@ -1281,7 +1318,7 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
     // values, where stale bits can be NaN, take the checked load on the
     // split's last step).
     constexpr bool kAnyBitsFinite =
-        V::kKind == kTcLut || V::kKind == kTcMagic4 ||
+        V::kKind == kTcLut || V::kKind == kTcQuadK || V::kKind == kTcMagic4 ||
         V::kKind == kTcMagic8 || V::kKind == kTcNarrow ||
         V::kKind == kTcPlanes2;
     auto ringLoad = [&](TcRaw<Spec> &r, const uint8_t *data, int t0) {
