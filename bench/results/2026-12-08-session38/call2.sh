@@ -3,7 +3,8 @@
 # processes): the default kernels (A: 4-bit keys by byte permute, 2-bit
 # keys by pair table), B: TQ_TC_LUT_BYTE_PERMUTE=0 (4-bit keys by shift,
 # mask, add: the kernels before this session) for k4v2 and k4v4, Q:
-# TQ_TC_KEY_QUADS=1 (2-bit keys by quad table) for k2v2; then the GPU tier
+# TQ_TC_KEY_QUADS=1 (2-bit keys by quad table, and 2-bit values of the
+# same codebook by the same table) for k2v2; then the GPU tier
 # with the quads on (the byte permute is on by default), then B=1 L=1K and
 # B=8 L=8K of the same A/B in the time left.
 #   CALL_LIMIT=590 bash .carry/call2.sh
