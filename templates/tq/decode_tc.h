@@ -93,8 +93,10 @@
 #endif
 #ifndef TQ_TC_LUT_BYTE_PERMUTE
 /* 1: 4-bit key codes index their unaligned 32 KB pair table by byte
- * permute and multiply-add (lutWordByte); 0: shift, mask, add (A/B). */
-#define TQ_TC_LUT_BYTE_PERMUTE 1
+ * permute and multiply-add (lutWordByte), ~9 % fewer instructions per step
+ * (k4v4, k4v2); 0: shift, mask, add. Off until timed on the GPU (moving
+ * shifts to the FMA pipe at the same count cost 13-16 %, session 38). */
+#define TQ_TC_LUT_BYTE_PERMUTE 0
 #endif
 #ifndef TQ_TC_KEY_QUADS
 /* 1: 2-bit Lloyd-Max keys look up four coordinates at once (a 256-entry
