@@ -255,6 +255,17 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
       c.layout.headStride % 16 || c.layout.blockStride % 16 ||
       c.headDim < 64 || c.headDim > 256 || plan.headsPerCta > 8)
     return 0;
+  // 2-bit Lloyd-Max keys take a quad table (decode_tc.h kQuad), which 2-bit
+  // values of the same codebook read too (kTcQuadK).
+  auto isLloydMax2 = [](const QuantSpec &q) {
+    return q.kind == QuantKind::LloydMax && q.codeBits() == 2 && !q.qjl;
+  };
+  const bool keyQuads =
+      isLloydMax2(c.key.quant) && deviceDefineInt("TQ_TC_KEY_QUADS", 0) != 0;
+  const bool valuesShareQuads =
+      keyQuads && isLloydMax2(c.value.quant) &&
+      deviceDefineInt("TQ_TC_VALUE_PLANES", 0) == 0 &&
+      c.value.levels == c.key.levels;
   // Pair-table entries of a tensor (0: no table), or -1 when the
   // tensor-core path does not take it.
   auto lutEntries = [](const QuantSpec &q, bool key) -> int {
@@ -264,9 +275,6 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
     if (!key && q.kind == QuantKind::LloydMax && b == 2 && !q.qjl &&
         deviceDefineInt("TQ_TC_VALUE_PLANES", 0) != 0)
       return 0; // two planes of subnormals (decode_tc.h kTcPlanes2)
-    if (key && q.kind == QuantKind::LloydMax && b == 2 && !q.qjl &&
-        deviceDefineInt("TQ_TC_KEY_QUADS", 0) != 0)
-      return 1 << (4 * b); // quads of coordinates (decode_tc.h kQuad)
     if (q.kind == QuantKind::LloydMax && b <= 4 && !q.qjl)
       return 1 << (2 * b);
     if (key)
@@ -277,15 +285,7 @@ int64_t decodeRingBytes(const KernelConfig &c, const LaunchConfig &plan) {
                 // codes a table again, which this check does not count
     return -1;
   };
-  const int lk = lutEntries(c.key.quant, true);
-  // 2-bit values of the keys' codebook read the keys' quad table
-  // (decode_tc.h kTcQuadK).
-  const bool valuesShareQuads =
-      lk == 256 && c.key.quant.codeBits() == 2 &&
-      c.value.quant.kind == QuantKind::LloydMax &&
-      c.value.quant.codeBits() == 2 && !c.value.quant.qjl &&
-      deviceDefineInt("TQ_TC_VALUE_PLANES", 0) == 0 &&
-      c.value.levels == c.key.levels;
+  const int lk = keyQuads ? 256 : lutEntries(c.key.quant, true);
   const int lv = valuesShareQuads ? 0 : lutEntries(c.value.quant, false);
   if (lk < 0 || lv < 0 || (lk + lv) * 128 > 36 * 1024)
     return 0;

@@ -93,9 +93,10 @@
 #endif
 #ifndef TQ_TC_LUT_BYTE_PERMUTE
 /* 1: 4-bit key codes index their unaligned 32 KB pair table by byte
- * permute and multiply-add (lutWordByte), ~9 % fewer instructions per step
- * (k4v4, k4v2); 0: shift, mask, add. Off until timed on the GPU (moving
- * shifts to the FMA pipe at the same count cost 13-16 %, session 38). */
+ * permute and multiply-add (byteEntryAddress), ~9 % fewer instructions per
+ * step (k4v4, k4v2; bench/sass_loop.py, bench/results/2026-12-08-session38/
+ * README.txt); 0: shift, mask, add. Off until timed on the GPU (moving
+ * shifts to the FMA pipe at the same count cost 13-16 %, same README). */
 #define TQ_TC_LUT_BYTE_PERMUTE 0
 #endif
 #ifndef TQ_TC_KEY_QUADS
@@ -438,13 +439,13 @@ TQ_INLINE uint32_t lutWord(uint32_t base, uint32_t field, uint32_t mask) {
   return loadShared4(ALIGNED ? (field & mask) | base : (field & mask) + base);
 }
 
-/* Entry of a pair table whose index is byte j of w (8-bit fields at byte
- * boundaries: 4-bit codes), for a table not aligned to its size (32 KB):
- * one byte permute zero-extends the index and one multiply-add scales it
- * onto base (table address plus 4·lane), on the ALU and FMA pipes, where
+/* Address of the table entry whose index is byte j of w, for tables of
+ * 128-byte entries not aligned to their size (32 KB): one byte permute
+ * zero-extends the index and one multiply-add scales it onto base (table
+ * address plus this lane's column), on the ALU and FMA pipes, where
  * lutWord<false> takes a shift, a mask and an add. */
-TQ_INLINE uint32_t lutWordByte(uint32_t base, uint32_t w, int j) {
-  return loadShared4(bytePerm(w, 0u, 0x4440u | uint32_t(j)) * 128u + base);
+TQ_INLINE uint32_t byteEntryAddress(uint32_t base, uint32_t w, int j) {
+  return bytePerm(w, 0u, 0x4440u | uint32_t(j)) * 128u + base;
 }
 
 /* The first word of p at or after p whose shared-window address is a
@@ -668,30 +669,31 @@ template <class Spec>
 TQ_INLINE void keyFragment(const TcRaw<Spec> &r, int kc, uint32_t lutBase,
                            uint32_t (&a)[4]) {
   using K = typename TcPlan<Spec>::K;
+  if constexpr (K::kQuad) {
+    // Entry = rows g and g + 8 of one coordinate pair: (a_2h, a_2h+1) in
+    // one 8-byte load into consecutive registers, as the mma takes them.
+    // Index byte: row g's two codes | row g + 8's << 4; the nibble
+    // interleave of the two rows' words serves four k steps.
+    const int w = kc >> 2;
+    TQ_UNROLL
+    for (int half = 0; half < 2; ++half) { // coordinates +0,+1 / +2,+3
+      const uint32_t x =
+          half ? lop3<0xe4>(r.k[0][w] >> 4, r.k[1][w], 0x0f0f0f0fu)
+               : lop3<0xe4>(r.k[0][w], r.k[1][w] << 4, 0x0f0f0f0fu);
+      const u32x2 q = loadShared8(byteEntryAddress(lutBase, x, kc & 3));
+      a[2 * half] = q.x, a[2 * half + 1] = q.y;
+    }
+    return;
+  }
   TQ_UNROLL
   for (int i = 0; i < 2; ++i) {     // row g (a0, a2), row g + 8 (a1, a3)
     TQ_UNROLL
     for (int half = 0; half < 2; ++half) { // coordinates +0,+1 / +2,+3
       uint32_t x;
-      if constexpr (K::kQuad) {
-        // Entry = rows g and g + 8 of one coordinate pair: (a_i, a_i+1) in
-        // one 8-byte load into consecutive registers, as the mma takes
-        // them. Index byte: row g's two codes | row g + 8's << 4; the
-        // nibble interleave of the two rows' words serves four k steps.
-        if (i == 0) {
-          const int w = kc >> 2;
-          const uint32_t x =
-              half ? lop3<0xe4>(r.k[0][w] >> 4, r.k[1][w], 0x0f0f0f0fu)
-                   : lop3<0xe4>(r.k[0][w], r.k[1][w] << 4, 0x0f0f0f0fu);
-          const u32x2 q = loadShared8(
-              bytePerm(x, 0u, 0x4440u | uint32_t(kc & 3)) * 128u + lutBase);
-          a[2 * half] = q.x, a[2 * half + 1] = q.y;
-        }
-        continue;
-      } else if constexpr (K::kKind == kTcLut && K::kBits == 4 &&
+      if constexpr (K::kKind == kTcLut && K::kBits == 4 &&
                     !TcPlan<Spec>::kLutAlignedK && TQ_TC_LUT_BYTE_PERMUTE) {
         const int p = (2 * kc + half) * 8; // byte p / 8 of the slice
-        x = lutWordByte(lutBase, r.k[i][p >> 5], (p >> 3) & 3);
+        x = loadShared4(byteEntryAddress(lutBase, r.k[i][p >> 5], (p >> 3) & 3));
       } else if constexpr (K::kKind == kTcLut) {
         constexpr int FW = 2 * K::kBits;
         constexpr uint32_t kFieldMask = ((1u << FW) - 1u) << 7;
@@ -847,7 +849,7 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
       // half2(a, b), half2(c, d), so the index of (lo, hi) is token A's
       // and B's codes of coordinate 2mt (X, below), then of 2mt + 1 (Y):
       // the 2-bit interleave X/Y of the two tokens' words, then the nibble
-      // interleave of X and Y, serve eight registers pairs per word.
+      // interleave of X and Y, serve eight register pairs per word.
       static_assert(V::kBits == 2, "quad values: 2-bit codes");
       const int w = mt >> 3, j = (mt >> 1) & 3;
       const uint32_t xw = lop3<0xe4>(wa[w], wb[w] << 2, 0x33333333u);
@@ -855,8 +857,7 @@ TQ_INLINE void valueFragment(const TcRaw<Spec> &r, int mt, uint32_t lutBase,
       const uint32_t z = (mt & 1)
                              ? lop3<0xe4>(xw >> 4, yw, 0x0f0f0f0fu)
                              : lop3<0xe4>(xw, yw << 4, 0x0f0f0f0fu);
-      const u32x2 q =
-          loadShared8(bytePerm(z, 0u, 0x4440u | uint32_t(j)) * 128u + lutBase);
+      const u32x2 q = loadShared8(byteEntryAddress(lutBase, z, j));
       lo = q.x, hi = q.y;
     } else if constexpr (8 % V::kBits == 0) {
       // Pair table, codes of 1, 2 or 4 bits: interleave the two tokens' codes
@@ -975,7 +976,9 @@ TQ_INLINE void decodeTc(const tq_decode_args &a,
   uint32_t *sLutK = alignedPairTable<Spec, true>();
   uint32_t *sLutV = alignedPairTable<Spec, false>();
 
-  // This lane's column of each pair table (shared-window addresses).
+  // This lane's column of each pair table (shared-window addresses): 4·lane,
+  // or for a quad table's 8-byte entries 8·(lane % 16) (a 64-bit load is
+  // served per half-warp).
   const uint32_t lutKBase =
       sharedAddress(sLutK) + (K::kQuad ? uint32_t(lane & 15) << 3
                                        : uint32_t(lane) << 2);
